@@ -1,0 +1,167 @@
+package io.loopcsi.cli;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+
+/**
+ * The launcher's entry point: {@code loopcsi ROLE [flags]}. It turns flags into configuration
+ * before Quarkus starts, so that a role starts only what it needs (standalone starts nothing
+ * Kubernetes-related and needs no kubeconfig).
+ */
+@QuarkusMain
+public class Main {
+
+    static final String USAGE = """
+            usage: loopcsi [ROLE] [FLAGS]
+
+            roles:
+              standalone   CSI Identity + Controller + Node on one endpoint, volumes in a local directory (default)
+
+            standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
+              --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
+              --data-dir DIR       pool directory holding volume images and metadata (default ./data)
+              --capacity SIZE      pool capacity on this node, e.g. 20Gi (default 20Gi)
+              --node-id ID         node ID reported to the CO (default: host name)
+              --driver-name NAME   CSI driver name (default loopcsi.io)
+              --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
+              -h, --help           this text
+            """;
+
+    private static final Map<String, String> FLAGS = Map.of(
+            "--data-dir", "loopcsi.data-dir",
+            "--capacity", "loopcsi.capacity",
+            "--node-id", "loopcsi.node-id",
+            "--driver-name", "loopcsi.driver-name",
+            "--max-volumes", "loopcsi.max-volumes-per-node");
+
+    public static void main(String... args) {
+        List<String> rest = List.of(args);
+        String role = "standalone";
+        if (!rest.isEmpty() && !rest.get(0).startsWith("-")) {
+            role = rest.get(0);
+            rest = rest.subList(1, rest.size());
+        }
+        if (rest.contains("-h") || rest.contains("--help") || role.equals("help")) {
+            System.out.print(USAGE);
+            return;
+        }
+        if (!role.equals("standalone")) {
+            usageError("unknown role '" + role + "'");
+        }
+        Map<String, String> props = new LinkedHashMap<>();
+        String endpoint = System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock");
+        for (int i = 0; i < rest.size(); i++) {
+            String flag = rest.get(i);
+            String value = null;
+            int eq = flag.indexOf('=');
+            if (flag.startsWith("--") && eq > 0) {
+                value = flag.substring(eq + 1);
+                flag = flag.substring(0, eq);
+            } else if (i + 1 < rest.size()) {
+                value = rest.get(++i);
+            }
+            if (!flag.equals("--endpoint") && !FLAGS.containsKey(flag)) {
+                usageError("unknown flag " + flag);
+            }
+            if (value == null) {
+                usageError(flag + " needs a value");
+            }
+            if (flag.equals("--endpoint")) {
+                endpoint = value;
+            } else {
+                props.put(FLAGS.get(flag), value);
+            }
+        }
+        Endpoint ep;
+        try {
+            ep = Endpoint.parse(endpoint);
+        } catch (IllegalArgumentException e) {
+            usageError(e.getMessage());
+            return;
+        }
+        props.putAll(serverProperties(ep));
+        if (ep.isUnix()) {
+            prepareSocket(ep.socket());
+        }
+        props.forEach(System::setProperty);
+        System.setProperty("loopcsi.endpoint", ep.toString());
+        try {
+            Quarkus.run(args);
+        } finally {
+            if (ep.isUnix()) {
+                deleteQuietly(ep.socket());
+            }
+        }
+    }
+
+    /** Quarkus HTTP server settings that serve gRPC on the endpoint (and nowhere else). */
+    static Map<String, String> serverProperties(Endpoint ep) {
+        Map<String, String> p = new LinkedHashMap<>();
+        if (ep.isUnix()) {
+            p.put("quarkus.http.host-enabled", "false");
+            p.put("quarkus.http.domain-socket-enabled", "true");
+            p.put("quarkus.http.domain-socket", ep.socket().toString());
+        } else {
+            p.put("quarkus.http.host-enabled", "true");
+            p.put("quarkus.http.domain-socket-enabled", "false");
+            p.put("quarkus.http.host", ep.host());
+            p.put("quarkus.http.port", Integer.toString(ep.port()));
+        }
+        return p;
+    }
+
+    /**
+     * Makes the socket's directory and removes a stale socket file left by a process that died.
+     * A socket that still accepts connections belongs to a running driver: refuse to start.
+     */
+    static void prepareSocket(Path socket) {
+        try {
+            Files.createDirectories(socket.getParent());
+            if (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                return;
+            }
+            BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (!attrs.isOther()) {
+                fail(socket + " exists and is not a socket; refusing to replace it");
+            }
+            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                ch.connect(UnixDomainSocketAddress.of(socket));
+                fail("another process is serving on " + socket + "; stop it or choose another --endpoint");
+            } catch (IOException stale) {
+                Files.delete(socket);
+            }
+        } catch (IOException e) {
+            fail("cannot prepare socket " + socket + ": " + e.getMessage());
+        }
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+            // nothing to do at exit
+        }
+    }
+
+    private static void usageError(String message) {
+        System.err.println("loopcsi: " + message);
+        System.err.print(USAGE);
+        System.exit(64);
+    }
+
+    private static void fail(String message) {
+        System.err.println("loopcsi: " + message);
+        System.exit(1);
+    }
+}

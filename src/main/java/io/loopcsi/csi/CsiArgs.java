@@ -1,0 +1,148 @@
+package io.loopcsi.csi;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import csi.v1.VolumeCapability;
+import csi.v1.VolumeCapability.AccessMode.Mode;
+import io.loopcsi.engine.Filesystems;
+import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MountFlags;
+import io.loopcsi.engine.VolumeMode;
+
+/**
+ * Validation of CSI request fields, before anything reaches the engine. Every failure is
+ * INVALID_ARGUMENT naming the field and what is wrong with it.
+ */
+final class CsiArgs {
+
+    /** The CSI spec's size limit for string fields. */
+    static final int MAX_STRING_BYTES = 128;
+    static final int MAX_PATH_BYTES = 4096;
+
+    /** How a capability asks for a volume to be used. */
+    record Access(VolumeMode mode, String fsType, List<String> mountFlags, boolean readOnly) {
+    }
+
+    private CsiArgs() {
+    }
+
+    static String requireName(String field, String name) {
+        requireString(field, name, MAX_STRING_BYTES);
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if ((c <= 0x08) || c == 0x0b || c == 0x0c || (c >= 0x0e && c <= 0x1f) || (c >= 0x7f && c <= 0x9f)) {
+                throw GrpcErrors.invalid(field + ": contains control character U+" + String.format("%04X", (int) c));
+            }
+        }
+        return name;
+    }
+
+    /** A volume or snapshot ID as received: present and within the spec's size limit. Its alphabet is the engine's to check. */
+    static String requireId(String field, String id) {
+        requireString(field, id, MAX_STRING_BYTES);
+        if (id.indexOf('\0') >= 0) {
+            throw GrpcErrors.invalid(field + ": contains a NUL character");
+        }
+        return id;
+    }
+
+    static Path requirePath(String field, String path) {
+        requireString(field, path, MAX_PATH_BYTES);
+        if (path.indexOf('\0') >= 0) {
+            throw GrpcErrors.invalid(field + ": contains a NUL character");
+        }
+        if (!path.startsWith("/")) {
+            throw GrpcErrors.invalid(field + ": " + Ids.quote(path) + " is not an absolute path");
+        }
+        String trimmed = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        Path p = Path.of(trimmed);
+        if (!p.normalize().toString().equals(trimmed) || trimmed.contains("/./") || trimmed.endsWith("/.")) {
+            throw GrpcErrors.invalid(field + ": " + Ids.quote(path) + " is not a normalized path (no '.', '..' or '//' components)");
+        }
+        return p;
+    }
+
+    private static void requireString(String field, String value, int maxBytes) {
+        if (value == null || value.isEmpty()) {
+            throw GrpcErrors.invalid(field + " is required");
+        }
+        int bytes = value.getBytes(StandardCharsets.UTF_8).length;
+        if (bytes > maxBytes) {
+            throw GrpcErrors.invalid(field + ": " + bytes + " bytes, at most " + maxBytes + " are allowed");
+        }
+    }
+
+    static void requireMapSize(String field, Map<String, String> map) {
+        int bytes = 0;
+        for (Map.Entry<String, String> e : map.entrySet()) {
+            bytes += e.getKey().getBytes(StandardCharsets.UTF_8).length + e.getValue().getBytes(StandardCharsets.UTF_8).length;
+        }
+        if (bytes > 4096) {
+            throw GrpcErrors.invalid(field + ": " + bytes + " bytes, the CSI spec allows at most 4 KiB");
+        }
+    }
+
+    /** One capability: access type set, a supported access mode, a supported fs type, safe mount flags. */
+    static Access access(String field, VolumeCapability cap) {
+        Mode mode = cap.getAccessMode().getMode();
+        boolean readOnly = switch (mode) {
+            case SINGLE_NODE_WRITER, SINGLE_NODE_SINGLE_WRITER, SINGLE_NODE_MULTI_WRITER -> false;
+            case SINGLE_NODE_READER_ONLY, MULTI_NODE_READER_ONLY -> true;
+            case UNKNOWN -> throw GrpcErrors.invalid(field + ".access_mode is required");
+            case MULTI_NODE_SINGLE_WRITER, MULTI_NODE_MULTI_WRITER -> throw GrpcErrors.invalid(field + ".access_mode " + mode
+                    + " is not supported: a loop volume lives on one node (use a SINGLE_NODE_* mode or MULTI_NODE_READER_ONLY)");
+            default -> throw GrpcErrors.invalid(field + ".access_mode " + cap.getAccessMode().getModeValue() + " is unknown");
+        };
+        switch (cap.getAccessTypeCase()) {
+            case BLOCK:
+                return new Access(VolumeMode.BLOCK, "", List.of(), readOnly);
+            case MOUNT:
+                String fs = cap.getMount().getFsType();
+                if (!fs.isEmpty() && !Filesystems.SUPPORTED.contains(fs)) {
+                    throw GrpcErrors.invalid(field + ".mount.fs_type " + Ids.quote(fs) + " is not supported; use one of "
+                            + String.join(", ", Filesystems.SUPPORTED.stream().sorted().toList()));
+                }
+                if (!cap.getMount().getVolumeMountGroup().isEmpty()) {
+                    throw GrpcErrors.invalid(field + ".mount.volume_mount_group is not supported (no VOLUME_MOUNT_GROUP capability)");
+                }
+                try {
+                    return new Access(VolumeMode.FILESYSTEM, fs, MountFlags.validate(cap.getMount().getMountFlagsList()), readOnly);
+                } catch (io.loopcsi.engine.EngineException e) {
+                    throw GrpcErrors.invalid(field + "." + e.getMessage());
+                }
+            default:
+                throw GrpcErrors.invalid(field + ": one of block or mount access type is required");
+        }
+    }
+
+    /** All capabilities of a request; they must agree on block vs mount and on the fs type. */
+    static Access accessOfAll(String field, List<VolumeCapability> caps) {
+        if (caps.isEmpty()) {
+            throw GrpcErrors.invalid(field + " is required");
+        }
+        Access first = null;
+        String fs = "";
+        for (int i = 0; i < caps.size(); i++) {
+            Access a = access(field + "[" + i + "]", caps.get(i));
+            if (first != null && first.mode() != a.mode()) {
+                throw GrpcErrors.invalid(field + ": mixes block and mount access types; a volume is one or the other");
+            }
+            if (!a.fsType().isEmpty()) {
+                if (!fs.isEmpty() && !fs.equals(a.fsType())) {
+                    throw GrpcErrors.invalid(field + ": asks for both " + fs + " and " + a.fsType());
+                }
+                fs = a.fsType();
+            }
+            if (first == null) {
+                first = a;
+            }
+        }
+        if (first.mode() == VolumeMode.FILESYSTEM && fs.isEmpty()) {
+            fs = Filesystems.DEFAULT;
+        }
+        return new Access(first.mode(), fs, first.mountFlags(), first.readOnly());
+    }
+}

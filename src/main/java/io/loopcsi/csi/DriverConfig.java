@@ -1,0 +1,38 @@
+package io.loopcsi.csi;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** The driver's settings; the launcher's flags (see cli.Main) map onto these. */
+@ConfigMapping(prefix = "loopcsi")
+public interface DriverConfig {
+
+    /** CSI driver name, reported by GetPluginInfo. */
+    @WithDefault("loopcsi.io")
+    String driverName();
+
+    /** The CSI endpoint being served, set by the launcher (informational: the HTTP server settings bind it). */
+    Optional<String> endpoint();
+
+    /** This node's ID (NodeGetInfo, topology); the host name when unset. */
+    Optional<String> nodeId();
+
+    /** The pool directory: images and metadata of every volume and snapshot. */
+    @WithDefault("data")
+    String dataDir();
+
+    /** The pool's capacity on this node, e.g. 20Gi. */
+    @WithDefault("20Gi")
+    String capacity();
+
+    /** NodeGetInfo's max_volumes_per_node; 0 = no limit. */
+    @WithDefault("0")
+    long maxVolumesPerNode();
+
+    /** Timeout of every external command (losetup, mkfs, mount...). */
+    @WithDefault("120s")
+    Duration commandTimeout();
+}

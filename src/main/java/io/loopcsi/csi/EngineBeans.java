@@ -1,0 +1,73 @@
+package io.loopcsi.csi;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+import io.loopcsi.engine.CommandRunner;
+import io.loopcsi.engine.Filesystems;
+import io.loopcsi.engine.LoopDevices;
+import io.loopcsi.engine.Mounter;
+import io.loopcsi.engine.NodeVolumes;
+import io.loopcsi.engine.PoolDirectory;
+import io.loopcsi.engine.Sizes;
+import io.loopcsi.engine.VolumeEngine;
+import io.loopcsi.engine.VolumeLocks;
+import io.loopcsi.engine.VolumeProvider;
+
+/** Wires the local volume engine (standalone role) from the driver's configuration. */
+@ApplicationScoped
+public class EngineBeans {
+
+    @Produces
+    @Singleton
+    CommandRunner runner(DriverConfig config) {
+        return new CommandRunner(config.commandTimeout());
+    }
+
+    @Produces
+    @Singleton
+    VolumeLocks locks() {
+        return new VolumeLocks();
+    }
+
+    @Produces
+    @Singleton
+    LoopDevices loops(CommandRunner runner) {
+        return new LoopDevices(runner);
+    }
+
+    @Produces
+    @Singleton
+    PoolDirectory pool(DriverConfig config) {
+        return new PoolDirectory(Path.of(config.dataDir()).toAbsolutePath());
+    }
+
+    @Produces
+    @Singleton
+    VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks) {
+        VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks);
+        engine.recover();
+        return engine;
+    }
+
+    @Produces
+    @Singleton
+    NodeVolumes nodeVolumes(PoolDirectory pool, LoopDevices loops, CommandRunner runner, VolumeLocks locks) {
+        return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks);
+    }
+
+    static String nodeId(DriverConfig config) {
+        return config.nodeId().filter(s -> !s.isBlank()).orElseGet(() -> {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (UnknownHostException e) {
+                return "localhost";
+            }
+        });
+    }
+}

@@ -1,0 +1,156 @@
+package io.loopcsi.csi;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import csi.v1.NodeExpandVolumeRequest;
+import csi.v1.NodeExpandVolumeResponse;
+import csi.v1.NodeGetCapabilitiesRequest;
+import csi.v1.NodeGetCapabilitiesResponse;
+import csi.v1.NodeGetInfoRequest;
+import csi.v1.NodeGetInfoResponse;
+import csi.v1.NodeGetVolumeStatsRequest;
+import csi.v1.NodeGetVolumeStatsResponse;
+import csi.v1.NodeGrpc;
+import csi.v1.NodePublishVolumeRequest;
+import csi.v1.NodePublishVolumeResponse;
+import csi.v1.NodeServiceCapability;
+import csi.v1.NodeServiceCapability.RPC.Type;
+import csi.v1.NodeStageVolumeRequest;
+import csi.v1.NodeStageVolumeResponse;
+import csi.v1.NodeUnpublishVolumeRequest;
+import csi.v1.NodeUnpublishVolumeResponse;
+import csi.v1.NodeUnstageVolumeRequest;
+import csi.v1.NodeUnstageVolumeResponse;
+import csi.v1.VolumeUsage;
+import io.grpc.stub.StreamObserver;
+import io.loopcsi.engine.EngineException;
+import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.NodeVolumes;
+import io.loopcsi.engine.VolumeStats;
+import io.quarkus.grpc.GrpcService;
+import io.smallrye.common.annotation.Blocking;
+
+/** CSI Node: stage, publish and measure pool volumes on this machine. */
+@GrpcService
+@Blocking
+public class NodeService extends NodeGrpc.NodeImplBase {
+
+    static final List<Type> CAPABILITIES = List.of(Type.STAGE_UNSTAGE_VOLUME, Type.GET_VOLUME_STATS, Type.EXPAND_VOLUME,
+            Type.VOLUME_CONDITION, Type.SINGLE_NODE_MULTI_WRITER);
+
+    private final NodeVolumes node;
+    private final DriverConfig config;
+    private final String nodeId;
+
+    NodeService(NodeVolumes node, DriverConfig config) {
+        this.node = node;
+        this.config = config;
+        this.nodeId = EngineBeans.nodeId(config);
+    }
+
+    @Override
+    public void nodeStageVolume(NodeStageVolumeRequest req, StreamObserver<NodeStageVolumeResponse> observer) {
+        GrpcErrors.answer("NodeStageVolume", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            Path staging = CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath());
+            if (!req.hasVolumeCapability()) {
+                throw GrpcErrors.invalid("volume_capability is required");
+            }
+            CsiArgs.Access a = CsiArgs.access("volume_capability", req.getVolumeCapability());
+            node.stage(id, staging, a.mode(), a.fsType(), a.mountFlags(), a.readOnly());
+            return NodeStageVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeUnstageVolume(NodeUnstageVolumeRequest req, StreamObserver<NodeUnstageVolumeResponse> observer) {
+        GrpcErrors.answer("NodeUnstageVolume", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            node.unstage(id, CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath()));
+            return NodeUnstageVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodePublishVolume(NodePublishVolumeRequest req, StreamObserver<NodePublishVolumeResponse> observer) {
+        GrpcErrors.answer("NodePublishVolume", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            Path staging = CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath());
+            Path target = CsiArgs.requirePath("target_path", req.getTargetPath());
+            if (!req.hasVolumeCapability()) {
+                throw GrpcErrors.invalid("volume_capability is required");
+            }
+            if (target.equals(staging)) {
+                throw GrpcErrors.invalid("target_path must differ from staging_target_path");
+            }
+            CsiArgs.Access a = CsiArgs.access("volume_capability", req.getVolumeCapability());
+            node.publish(id, staging, target, a.mode(), a.fsType(), a.mountFlags(), req.getReadonly() || a.readOnly());
+            return NodePublishVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeUnpublishVolume(NodeUnpublishVolumeRequest req, StreamObserver<NodeUnpublishVolumeResponse> observer) {
+        GrpcErrors.answer("NodeUnpublishVolume", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            node.unpublish(id, CsiArgs.requirePath("target_path", req.getTargetPath()));
+            return NodeUnpublishVolumeResponse.getDefaultInstance();
+        });
+    }
+
+    @Override
+    public void nodeGetVolumeStats(NodeGetVolumeStatsRequest req, StreamObserver<NodeGetVolumeStatsResponse> observer) {
+        GrpcErrors.answer("NodeGetVolumeStats", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            VolumeStats s = node.stats(id, CsiArgs.requirePath("volume_path", req.getVolumePath()));
+            NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder()
+                    .setVolumeCondition(CsiTypes.condition(s.condition()));
+            b.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(s.totalBytes())
+                    .setAvailable(Math.max(0, s.availableBytes())).setUsed(Math.max(0, s.usedBytes())));
+            if (s.totalInodes() >= 0) {
+                b.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.INODES).setTotal(s.totalInodes())
+                        .setAvailable(s.freeInodes()).setUsed(s.totalInodes() - s.freeInodes()));
+            }
+            return b.build();
+        });
+    }
+
+    @Override
+    public void nodeExpandVolume(NodeExpandVolumeRequest req, StreamObserver<NodeExpandVolumeResponse> observer) {
+        GrpcErrors.answer("NodeExpandVolume", observer, () -> {
+            String id = volumeId(req.getVolumeId());
+            long size = node.expand(id, CsiArgs.requirePath("volume_path", req.getVolumePath()));
+            return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
+        });
+    }
+
+    @Override
+    public void nodeGetCapabilities(NodeGetCapabilitiesRequest req, StreamObserver<NodeGetCapabilitiesResponse> observer) {
+        GrpcErrors.answer("NodeGetCapabilities", observer, () -> {
+            NodeGetCapabilitiesResponse.Builder b = NodeGetCapabilitiesResponse.newBuilder();
+            for (Type t : CAPABILITIES) {
+                b.addCapabilities(NodeServiceCapability.newBuilder().setRpc(NodeServiceCapability.RPC.newBuilder().setType(t)));
+            }
+            return b.build();
+        });
+    }
+
+    @Override
+    public void nodeGetInfo(NodeGetInfoRequest req, StreamObserver<NodeGetInfoResponse> observer) {
+        GrpcErrors.answer("NodeGetInfo", observer, () -> NodeGetInfoResponse.newBuilder()
+                .setNodeId(nodeId)
+                .setMaxVolumesPerNode(config.maxVolumesPerNode())
+                .setAccessibleTopology(CsiTypes.topology(nodeId))
+                .build());
+    }
+
+    /** A volume ID from a node request: malformed ones name no volume of ours. */
+    private static String volumeId(String id) {
+        CsiArgs.requireId("volume_id", id);
+        if (!Ids.isVolumeId(id)) {
+            throw EngineException.notFound("volume " + Ids.quote(id) + " does not exist: loopcsi volume IDs look like vol-<32 hex digits>");
+        }
+        return id;
+    }
+}

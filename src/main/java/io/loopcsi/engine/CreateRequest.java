@@ -1,0 +1,8 @@
+package io.loopcsi.engine;
+
+import java.util.Map;
+
+/** A request for a new volume, in engine terms. fsType is empty for block volumes. */
+public record CreateRequest(String name, long requiredBytes, long limitBytes, VolumeMode mode, String fsType,
+        String sourceSnapshotId, String sourceVolumeId, Map<String, String> parameters) {
+}

@@ -1,0 +1,117 @@
+package io.loopcsi.engine;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.jboss.logging.Logger;
+
+/**
+ * Loop devices, found by their backing file. A backing file is never attached twice: attach is
+ * always find-or-attach (two loop devices on one file corrupt a filesystem). Devices are never
+ * detached implicitly (no autoclear), so they survive the driver's exit and restart.
+ */
+public class LoopDevices {
+
+    private static final Logger LOG = Logger.getLogger(LoopDevices.class);
+    private static final String DELETED = " (deleted)";
+
+    private final CommandRunner runner;
+    private final Path sysBlock;
+
+    public LoopDevices(CommandRunner runner) {
+        this(runner, Path.of("/sys/block"));
+    }
+
+    LoopDevices(CommandRunner runner, Path sysBlock) {
+        this.runner = runner;
+        this.sysBlock = sysBlock;
+    }
+
+    /** The attached loop device (e.g. /dev/loop3) whose backing file is this file, if any. */
+    public Optional<String> find(Path backingFile) {
+        String wanted = backingFile.toAbsolutePath().normalize().toString();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
+            for (Path dev : ds) {
+                String backing = readBacking(dev);
+                if (wanted.equals(backing)) {
+                    return Optional.of("/dev/" + dev.getFileName());
+                }
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Returns the loop device of the backing file, attaching it if it has none. Direct I/O is
+     * asked for (no double caching of the image in the host page cache); where the host
+     * filesystem refuses it the device is attached with buffered I/O.
+     */
+    public String findOrAttach(Path backingFile) {
+        Optional<String> existing = find(backingFile);
+        if (existing.isPresent()) {
+            return existing.get();
+        }
+        String file = backingFile.toAbsolutePath().normalize().toString();
+        CommandRunner.Result r = runner.exec("losetup", "--find", "--show", "--direct-io=on", file);
+        if (r.ok()) {
+            return r.stdout().strip();
+        }
+        // losetup may have attached the device and only failed to switch on direct I/O.
+        existing = find(backingFile);
+        if (existing.isPresent()) {
+            LOG.infof("direct I/O not available for %s, using buffered I/O on %s", file, existing.get());
+            return existing.get();
+        }
+        return runner.run("losetup", "--find", "--show", file).strip();
+    }
+
+    public void detach(String device) {
+        runner.run("losetup", "--detach", device);
+    }
+
+    /** Makes the kernel re-read the backing file's size (after the file grew). */
+    public void refreshCapacity(String device) {
+        runner.run("losetup", "--set-capacity", device);
+    }
+
+    /** Size of the device in bytes, as the kernel sees it now. */
+    public long sizeBytes(String device) {
+        Path size = sysBlock.resolve(name(device)).resolve("size");
+        try {
+            return Long.parseLong(Files.readString(size).strip()) * 512L;
+        } catch (IOException | NumberFormatException e) {
+            throw EngineException.internal("cannot read size of " + device + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Whether the kernel does direct I/O to the backing file of this device. */
+    public boolean directIo(String device) {
+        try {
+            return "1".equals(Files.readString(sysBlock.resolve(name(device)).resolve("loop/dio")).strip());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static String name(String device) {
+        return Path.of(device).getFileName().toString();
+    }
+
+    private static String readBacking(Path dev) {
+        try {
+            String s = Files.readString(dev.resolve("loop/backing_file")).strip();
+            // A device whose file was deleted (or replaced) is never the device of the current file.
+            return s.endsWith(DELETED) ? null : s;
+        } catch (NoSuchFileException e) {
+            return null; // not attached
+        } catch (IOException e) {
+            return null;
+        }
+    }
+}

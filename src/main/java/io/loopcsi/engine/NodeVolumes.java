@@ -1,0 +1,281 @@
+package io.loopcsi.engine;
+
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.jboss.logging.Logger;
+
+/**
+ * The node side of the engine: makes a pool volume usable on this machine. Staging attaches the
+ * image to a loop device (find-or-attach: one device per image, ever), makes a filesystem only
+ * on a blank device, and mounts it at the staging path; publishing bind-mounts the staged
+ * filesystem, or the device node for block volumes, at the target path. Every step first reads
+ * the mount table, so a repeated call finds its work done and succeeds. Nothing is detached or
+ * unmounted except by an explicit unstage/unpublish.
+ */
+public class NodeVolumes {
+
+    private static final Logger LOG = Logger.getLogger(NodeVolumes.class);
+
+    private final PoolDirectory pool;
+    private final LoopDevices loops;
+    private final Mounter mounter;
+    private final Filesystems filesystems;
+    private final VolumeLocks locks;
+
+    public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks) {
+        this.pool = pool;
+        this.loops = loops;
+        this.mounter = mounter;
+        this.filesystems = filesystems;
+        this.locks = locks;
+    }
+
+    /**
+     * @param mode how the CO will use it; must match the volume's mode
+     * @param fsType requested filesystem, empty for "the volume's"
+     */
+    public void stage(String volumeId, Path staging, VolumeMode mode, String fsType, List<String> mountFlags, boolean readOnly) {
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            VolumeMeta v = meta(volumeId);
+            checkMode(v, mode, fsType);
+            Path image = pool.volumeImage(volumeId);
+            String dev = loops.findOrAttach(image);
+            if (v.mode() == VolumeMode.BLOCK) {
+                return; // a block volume is staged once its loop device exists
+            }
+            String mm = Mounter.majorMinor(Path.of(dev));
+            Optional<MountTable.Entry> at = MountTable.read().at(staging);
+            if (at.isPresent()) {
+                if (at.get().majorMinor().equals(mm)) {
+                    return;
+                }
+                throw EngineException.alreadyExists("staging_target_path " + staging + " already holds another mount (" + at.get().source()
+                        + ", " + at.get().fsType() + "); unstage that first");
+            }
+            Optional<String> found = filesystems.probe(dev);
+            if (found.isEmpty()) {
+                LOG.infof("making %s on %s for volume %s", v.fsType(), dev, volumeId);
+                filesystems.make(dev, v.fsType());
+            } else if (!found.get().equals(v.fsType())) {
+                throw EngineException.precondition("volume " + volumeId + " should hold " + v.fsType() + " but its device " + dev
+                        + " holds " + found.get() + "; refusing to mount or format it");
+            }
+            createDirectory(staging);
+            List<String> options = new ArrayList<>(mountFlags);
+            if ("xfs".equals(v.fsType())) {
+                options.add("nouuid"); // snapshots and clones carry their source's UUID and must mount beside it
+            }
+            if (readOnly) {
+                options.add("ro");
+            }
+            mounter.mount(dev, staging, v.fsType(), options);
+            if (!readOnly && (v.sourceSnapshotId() != null || v.sourceVolumeId() != null)) {
+                // A restore or clone may be larger than its source: fill the device.
+                filesystems.grow(dev, staging, v.fsType());
+            }
+        }
+    }
+
+    public void unstage(String volumeId, Path staging) {
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            Path image = pool.volumeImage(volumeId);
+            MountTable table = MountTable.read();
+            Optional<String> dev = loops.find(image);
+            Optional<MountTable.Entry> at = table.at(staging);
+            if (dev.isEmpty()) {
+                if (at.isPresent()) {
+                    throw EngineException.precondition("staging_target_path " + staging + " holds a mount that is not volume " + volumeId
+                            + " (" + at.get().source() + "); not touching it");
+                }
+                return; // already unstaged
+            }
+            String mm = Mounter.majorMinor(Path.of(dev.get()));
+            List<String> users = new ArrayList<>();
+            for (MountTable.Entry e : table.ofDevice(mm)) {
+                if (!e.mountPoint().equals(staging.toString())) {
+                    users.add(e.mountPoint());
+                }
+            }
+            users.addAll(blockBindsOf(table, dev.get()));
+            if (!users.isEmpty()) {
+                throw EngineException.precondition("volume " + volumeId + " is still published at " + String.join(", ", users)
+                        + "; unpublish it first");
+            }
+            if (at.isPresent()) {
+                if (!at.get().majorMinor().equals(mm)) {
+                    throw EngineException.precondition("staging_target_path " + staging + " holds a mount that is not volume " + volumeId);
+                }
+                mounter.unmount(staging);
+            }
+            loops.detach(dev.get());
+            LOG.debugf("unstaged %s from %s (%s)", volumeId, staging, dev.get());
+        }
+    }
+
+    public void publish(String volumeId, Path staging, Path target, VolumeMode mode, String fsType, List<String> mountFlags,
+            boolean readOnly) {
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            VolumeMeta v = meta(volumeId);
+            checkMode(v, mode, fsType);
+            String dev = loops.find(pool.volumeImage(volumeId)).orElseThrow(() -> EngineException.precondition(
+                    "volume " + volumeId + " is not staged on this node: call NodeStageVolume first"));
+            MountTable table = MountTable.read();
+            List<String> flags = MountFlags.forBind(mountFlags, readOnly);
+            Optional<MountTable.Entry> existing = table.at(target);
+            if (v.mode() == VolumeMode.BLOCK) {
+                if (existing.isPresent()) {
+                    requireSame(existing.get(), Mounter.rdev(target) == Mounter.rdev(Path.of(dev)), readOnly, volumeId, target);
+                    return;
+                }
+                createFile(target);
+                mounter.bind(Path.of(dev), target, flags);
+                return;
+            }
+            String mm = Mounter.majorMinor(Path.of(dev));
+            Optional<MountTable.Entry> staged = table.at(staging);
+            if (staged.isEmpty() || !staged.get().majorMinor().equals(mm)) {
+                throw EngineException.precondition("volume " + volumeId + " is not staged at " + staging + ": call NodeStageVolume first");
+            }
+            if (existing.isPresent()) {
+                requireSame(existing.get(), existing.get().majorMinor().equals(mm), readOnly, volumeId, target);
+                return;
+            }
+            createDirectory(target);
+            mounter.bind(staging, target, flags);
+        }
+    }
+
+    private static void requireSame(MountTable.Entry e, boolean sameDevice, boolean readOnly, String volumeId, Path target) {
+        if (!sameDevice) {
+            throw EngineException.alreadyExists("target_path " + target + " already holds another mount (" + e.source() + ")");
+        }
+        if (e.readOnly() != readOnly) {
+            throw EngineException.alreadyExists("volume " + volumeId + " is already published at " + target + " "
+                    + (e.readOnly() ? "read-only" : "read-write") + "; unpublish it to change that");
+        }
+    }
+
+    public void unpublish(String volumeId, Path target) {
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            Optional<MountTable.Entry> at = MountTable.read().at(target);
+            if (at.isEmpty() && !Files.exists(target)) {
+                return;
+            }
+            Optional<String> dev = loops.find(pool.volumeImage(volumeId));
+            if (at.isPresent()) {
+                boolean ours = dev.isPresent() && (at.get().majorMinor().equals(Mounter.majorMinor(Path.of(dev.get())))
+                        || Mounter.rdev(target) == Mounter.rdev(Path.of(dev.get())));
+                if (!ours) {
+                    throw EngineException.precondition("target_path " + target + " holds a mount that is not volume " + volumeId + " ("
+                            + at.get().source() + "); not touching it");
+                }
+                mounter.unmount(target);
+            }
+            try {
+                Files.deleteIfExists(target);
+            } catch (DirectoryNotEmptyException e) {
+                LOG.warnf("left %s in place: it is not empty after unmounting volume %s", target, volumeId);
+            } catch (IOException e) {
+                throw EngineException.internal("cannot remove " + target + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    public VolumeStats stats(String volumeId, Path volumePath) {
+        VolumeMeta v = meta(volumeId);
+        if (!Files.exists(volumePath)) {
+            throw EngineException.notFound("volume_path " + volumePath + " does not exist");
+        }
+        Path image = pool.volumeImage(volumeId);
+        Optional<String> dev = loops.find(image);
+        Condition condition = !Files.exists(image) ? Condition.abnormal("backing file " + image + " is missing")
+                : dev.isEmpty() ? Condition.abnormal("no loop device is attached to " + image + "; stage the volume again")
+                : Condition.HEALTHY;
+        if (v.mode() == VolumeMode.BLOCK) {
+            long size = dev.map(loops::sizeBytes).orElse(v.capacityBytes());
+            return new VolumeStats(size, -1, -1, -1, -1, condition);
+        }
+        if (!condition.abnormal()) {
+            String mm = Mounter.majorMinor(Path.of(dev.get()));
+            Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
+            if (at.isEmpty() || !at.get().majorMinor().equals(mm)) {
+                condition = Condition.abnormal("volume_path " + volumePath + " is not a mount of volume " + volumeId);
+            }
+        }
+        Filesystems.Usage u = filesystems.usage(volumePath);
+        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), condition);
+    }
+
+    /** Refreshes the loop device's size from the grown image, then grows the filesystem; returns the device size. */
+    public long expand(String volumeId, Path volumePath) {
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            VolumeMeta v = meta(volumeId);
+            String dev = loops.find(pool.volumeImage(volumeId)).orElseThrow(() -> EngineException.precondition(
+                    "volume " + volumeId + " is not staged on this node; it grows when it is staged again"));
+            loops.refreshCapacity(dev);
+            if (v.mode() == VolumeMode.FILESYSTEM) {
+                String mm = Mounter.majorMinor(Path.of(dev));
+                Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
+                if (at.isEmpty() || !at.get().majorMinor().equals(mm)) {
+                    throw EngineException.notFound("volume_path " + volumePath + " is not a mount of volume " + volumeId);
+                }
+                filesystems.grow(dev, volumePath, v.fsType());
+            }
+            return loops.sizeBytes(dev);
+        }
+    }
+
+    private VolumeMeta meta(String volumeId) {
+        return pool.readVolume(Ids.requireVolumeId(volumeId))
+                .orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist on this node"));
+    }
+
+    private static void checkMode(VolumeMeta v, VolumeMode mode, String fsType) {
+        if (v.mode() != mode) {
+            throw EngineException.invalid("volume_capability: volume " + v.id() + " is a " + v.mode() + " volume, not " + mode);
+        }
+        if (mode == VolumeMode.FILESYSTEM && !fsType.isEmpty() && !fsType.equals(v.fsType())) {
+            throw EngineException.invalid("volume_capability: volume " + v.id() + " holds " + v.fsType() + ", not " + fsType);
+        }
+    }
+
+    /** Mount points of bind mounts of the device node itself (published block volumes). */
+    private static List<String> blockBindsOf(MountTable table, String dev) {
+        String leaf = "/" + Path.of(dev).getFileName();
+        long rdev = Mounter.rdev(Path.of(dev));
+        List<String> out = new ArrayList<>();
+        for (MountTable.Entry e : table.entries()) {
+            if (e.root().endsWith(leaf) && Mounter.rdev(Path.of(e.mountPoint())) == rdev) {
+                out.add(e.mountPoint());
+            }
+        }
+        return out;
+    }
+
+    private static void createDirectory(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw EngineException.internal("cannot create directory " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void createFile(Path file) {
+        try {
+            Files.createDirectories(file.getParent());
+            if (!Files.exists(file)) {
+                Files.createFile(file);
+            } else if (Files.isDirectory(file)) {
+                throw EngineException.precondition("target_path " + file + " is a directory; a block volume is published on a file");
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot create " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,406 @@
+package io.loopcsi.engine;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jboss.logging.Logger;
+
+/**
+ * The local volume engine: volumes and snapshots as sparse image files in one pool directory on
+ * this machine. It knows nothing of gRPC or Kubernetes. Creates are crash-safe because the image
+ * is built under a temporary name, renamed into place, and only then committed by writing the
+ * metadata file; {@link #recover()} removes what an interrupted operation left behind.
+ */
+public class VolumeEngine implements VolumeProvider {
+
+    private static final Logger LOG = Logger.getLogger(VolumeEngine.class);
+    /** How long a CreateVolume/CreateSnapshot waits for another call with the same name. */
+    static final long SAME_NAME_WAIT_MILLIS = 120_000;
+
+    private final PoolDirectory pool;
+    private final long capacityBytes;
+    private final String nodeId;
+    private final CommandRunner runner;
+    private final LoopDevices loops;
+    private final VolumeLocks locks;
+    /** Bytes promised to creates that have passed admission but not committed yet, by ID. */
+    private final Map<String, Long> reserved = new ConcurrentHashMap<>();
+    private final Object admission = new Object();
+
+    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
+            VolumeLocks locks) {
+        this.pool = pool;
+        this.capacityBytes = capacityBytes;
+        this.nodeId = nodeId;
+        this.runner = runner;
+        this.loops = loops;
+        this.locks = locks;
+    }
+
+    @Override
+    public String nodeId() {
+        return nodeId;
+    }
+
+    public PoolDirectory pool() {
+        return pool;
+    }
+
+    /**
+     * Removes what interrupted operations left: temp files, and images that were never committed
+     * (no metadata file) or whose delete was interrupted after its commit. Returns what it did.
+     */
+    public List<String> recover() {
+        List<String> done = new ArrayList<>();
+        for (Path dir : List.of(pool.root().resolve("volumes"), pool.root().resolve("snapshots"))) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                for (Path p : ds) {
+                    String f = p.getFileName().toString();
+                    boolean leftover;
+                    if (f.endsWith(PoolDirectory.TMP)) {
+                        leftover = true;
+                    } else if (f.endsWith(PoolDirectory.IMG)) {
+                        String base = f.substring(0, f.length() - PoolDirectory.IMG.length());
+                        leftover = !Files.exists(dir.resolve(base + PoolDirectory.META)) && loops.find(p).isEmpty();
+                    } else {
+                        leftover = false;
+                    }
+                    if (leftover) {
+                        Files.deleteIfExists(p);
+                        done.add("removed uncommitted " + p);
+                    }
+                }
+            } catch (IOException e) {
+                throw EngineException.internal("cannot scan " + dir + ": " + e.getMessage(), e);
+            }
+        }
+        done.forEach(LOG::info);
+        return done;
+    }
+
+    // ---- volumes ----------------------------------------------------------------------------
+
+    @Override
+    public VolumeMeta createVolume(CreateRequest req) {
+        String id = Ids.volumeIdFor(req.name());
+        String fsType = req.mode() == VolumeMode.BLOCK ? "" : req.fsType();
+        try (VolumeLocks.Held h = locks.acquireWaiting(id, SAME_NAME_WAIT_MILLIS)) {
+            Optional<SnapshotMeta> snap = Optional.empty();
+            Optional<VolumeMeta> srcVol = Optional.empty();
+            long minimum = req.mode() == VolumeMode.BLOCK ? Sizes.MIB : Filesystems.minimumBytes(fsType);
+            String minimumReason = req.mode() == VolumeMode.BLOCK ? "block volumes need at least 1Mi"
+                    : fsType + " volumes need at least " + Sizes.format(minimum) + " (mkfs." + fsType + " refuses smaller)";
+            if (req.sourceSnapshotId() != null) {
+                snap = Optional.of(snapshot(Ids.requireSnapshotId(req.sourceSnapshotId()))
+                        .orElseThrow(() -> EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist")));
+                checkSourceCompatible("snapshot " + snap.get().id(), snap.get().sourceMode(), snap.get().sourceFsType(), req.mode(), fsType);
+                minimum = Math.max(minimum, snap.get().sizeBytes());
+                minimumReason = "the source snapshot holds " + Sizes.format(snap.get().sizeBytes());
+            } else if (req.sourceVolumeId() != null) {
+                srcVol = Optional.of(volume(Ids.requireVolumeId(req.sourceVolumeId()))
+                        .orElseThrow(() -> EngineException.notFound("source volume " + req.sourceVolumeId() + " does not exist")));
+                checkSourceCompatible("volume " + srcVol.get().id(), srcVol.get().mode(), srcVol.get().fsType(), req.mode(), fsType);
+                minimum = Math.max(minimum, srcVol.get().capacityBytes());
+                minimumReason = "the source volume holds " + Sizes.format(srcVol.get().capacityBytes());
+            }
+            long size = VolumeSizer.size(req.requiredBytes(), req.limitBytes(), minimum, minimumReason);
+
+            Optional<VolumeMeta> existing = pool.readVolume(id);
+            if (existing.isPresent()) {
+                return sameOrConflict(existing.get(), req, fsType);
+            }
+            reserve(id, size);
+            try {
+                Path image = pool.volumeImage(id);
+                Path tmp = PoolDirectory.tempOf(image);
+                if (snap.isPresent()) {
+                    copyImage(pool.snapshotImage(snap.get().id()), tmp, size);
+                } else if (srcVol.isPresent()) {
+                    String srcId = srcVol.get().id();
+                    Path srcImage = pool.volumeImage(srcId);
+                    try (VolumeLocks.Held src = locks.tryAcquire(srcId)) {
+                        quiesced(srcImage, () -> copyImage(srcImage, tmp, size));
+                    }
+                } else {
+                    PoolDirectory.createSparse(tmp, size);
+                }
+                PoolDirectory.rename(tmp, image);
+                VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, snap.map(SnapshotMeta::id).orElse(null),
+                        srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis());
+                pool.writeVolume(meta);
+                LOG.infof("created volume %s (%s, %s%s) for %s", id, Sizes.format(size), req.mode(),
+                        fsType.isEmpty() ? "" : " " + fsType, req.name());
+                return meta;
+            } catch (IOException e) {
+                throw EngineException.internal("cannot create image for " + id + ": " + e.getMessage(), e);
+            } finally {
+                reserved.remove(id);
+            }
+        }
+    }
+
+    private static void checkSourceCompatible(String what, VolumeMode srcMode, String srcFs, VolumeMode mode, String fsType) {
+        if (srcMode != mode) {
+            throw EngineException.invalid("volume_content_source: " + what + " is a " + srcMode + " volume, the request asks for "
+                    + mode + "; a volume restored or cloned keeps its source's mode");
+        }
+        if (mode == VolumeMode.FILESYSTEM && !srcFs.equals(fsType)) {
+            throw EngineException.invalid("volume_content_source: " + what + " holds " + srcFs + ", the request asks for " + fsType);
+        }
+    }
+
+    private static VolumeMeta sameOrConflict(VolumeMeta v, CreateRequest req, String fsType) {
+        List<String> diffs = new ArrayList<>();
+        if (v.mode() != req.mode()) {
+            diffs.add("mode " + v.mode() + " vs " + req.mode());
+        }
+        if (!v.fsType().equals(fsType)) {
+            diffs.add("fsType " + v.fsType() + " vs " + fsType);
+        }
+        if (v.capacityBytes() < req.requiredBytes() || (req.limitBytes() > 0 && v.capacityBytes() > req.limitBytes())) {
+            diffs.add("capacity " + v.capacityBytes() + " outside [" + req.requiredBytes() + ", "
+                    + (req.limitBytes() > 0 ? req.limitBytes() : "unlimited") + "]");
+        }
+        if (!Objects.equals(v.sourceSnapshotId(), req.sourceSnapshotId()) || !Objects.equals(v.sourceVolumeId(), req.sourceVolumeId())) {
+            diffs.add("content source differs");
+        }
+        if (!v.parameters().equals(req.parameters() == null ? Map.of() : req.parameters())) {
+            diffs.add("parameters differ");
+        }
+        if (!diffs.isEmpty()) {
+            throw EngineException.alreadyExists("volume " + Ids.quote(req.name()) + " already exists as " + v.id() + " with other properties ("
+                    + String.join("; ", diffs) + "); use another name or the same request");
+        }
+        return v;
+    }
+
+    @Override
+    public void deleteVolume(String volumeId) {
+        Ids.requireVolumeId(volumeId);
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            Path image = pool.volumeImage(volumeId);
+            loops.find(image).ifPresent(dev -> {
+                throw EngineException.precondition("volume " + volumeId + " is still staged on node " + nodeId + " (loop device " + dev
+                        + "); unstage it before deleting");
+            });
+            if (pool.readVolume(volumeId).isPresent()) {
+                pool.deleteVolume(volumeId);
+                LOG.infof("deleted volume %s", volumeId);
+            } else {
+                pool.deleteVolume(volumeId); // leftovers of an interrupted create, if any
+            }
+        }
+    }
+
+    @Override
+    public Optional<VolumeMeta> volume(String volumeId) {
+        return Ids.isVolumeId(volumeId) ? pool.readVolume(volumeId) : Optional.empty();
+    }
+
+    @Override
+    public List<VolumeMeta> volumes() {
+        return pool.listVolumes();
+    }
+
+    @Override
+    public Condition condition(String volumeId) {
+        VolumeMeta v = volume(volumeId).orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist"));
+        Path image = pool.volumeImage(v.id());
+        try {
+            long size = Files.size(image);
+            if (size < v.capacityBytes()) {
+                return Condition.abnormal("backing file " + image + " is " + size + " bytes, smaller than the volume's " + v.capacityBytes());
+            }
+        } catch (IOException e) {
+            return Condition.abnormal("backing file " + image + " is missing or unreadable: " + e.getMessage());
+        }
+        return Condition.HEALTHY;
+    }
+
+    @Override
+    public VolumeMeta expandVolume(String volumeId, long requiredBytes, long limitBytes) {
+        Ids.requireVolumeId(volumeId);
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            VolumeMeta v = pool.readVolume(volumeId).orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist"));
+            long size = VolumeSizer.size(requiredBytes, limitBytes, Sizes.MIB, "volumes need at least 1Mi");
+            if (requiredBytes == 0 || size <= v.capacityBytes()) {
+                if (limitBytes > 0 && v.capacityBytes() > limitBytes) {
+                    throw EngineException.outOfRange("volume " + volumeId + " is already " + v.capacityBytes()
+                            + " bytes, above limit_bytes " + limitBytes + "; volumes never shrink");
+                }
+                return v;
+            }
+            reserve(volumeId, size - v.capacityBytes());
+            try {
+                Path image = pool.volumeImage(volumeId);
+                PoolDirectory.growSparse(image, size);
+                VolumeMeta grown = v.withCapacity(size);
+                pool.writeVolume(grown);
+                // An attached device sees the new size at once; the filesystem grows in NodeExpandVolume.
+                loops.find(image).ifPresent(loops::refreshCapacity);
+                LOG.infof("expanded volume %s from %s to %s", volumeId, Sizes.format(v.capacityBytes()), Sizes.format(size));
+                return grown;
+            } catch (IOException e) {
+                throw EngineException.internal("cannot grow " + volumeId + ": " + e.getMessage(), e);
+            } finally {
+                reserved.remove(volumeId);
+            }
+        }
+    }
+
+    // ---- snapshots --------------------------------------------------------------------------
+
+    @Override
+    public SnapshotMeta createSnapshot(String name, String sourceVolumeId) {
+        String id = Ids.snapshotIdFor(name);
+        Ids.requireVolumeId(sourceVolumeId);
+        try (VolumeLocks.Held h = locks.acquireWaiting(id, SAME_NAME_WAIT_MILLIS)) {
+            Optional<SnapshotMeta> existing = pool.readSnapshot(id);
+            if (existing.isPresent()) {
+                if (!existing.get().sourceVolumeId().equals(sourceVolumeId)) {
+                    throw EngineException.alreadyExists("snapshot " + Ids.quote(name) + " already exists as " + id + " of volume "
+                            + existing.get().sourceVolumeId() + ", not of " + sourceVolumeId);
+                }
+                return existing.get();
+            }
+            try (VolumeLocks.Held src = locks.tryAcquire(sourceVolumeId)) {
+                VolumeMeta v = pool.readVolume(sourceVolumeId)
+                        .orElseThrow(() -> EngineException.notFound("source volume " + sourceVolumeId + " does not exist"));
+                reserve(id, v.capacityBytes());
+                try {
+                    Path image = pool.snapshotImage(id);
+                    Path tmp = PoolDirectory.tempOf(image);
+                    Path source = pool.volumeImage(sourceVolumeId);
+                    quiesced(source, () -> copyImage(source, tmp, v.capacityBytes()));
+                    PoolDirectory.rename(tmp, image);
+                    SnapshotMeta meta = new SnapshotMeta(id, name, sourceVolumeId, v.capacityBytes(), v.mode(), v.fsType(),
+                            System.currentTimeMillis());
+                    pool.writeSnapshot(meta);
+                    LOG.infof("created snapshot %s of %s (%s)", id, sourceVolumeId, Sizes.format(v.capacityBytes()));
+                    return meta;
+                } catch (IOException e) {
+                    throw EngineException.internal("cannot snapshot " + sourceVolumeId + ": " + e.getMessage(), e);
+                } finally {
+                    reserved.remove(id);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void deleteSnapshot(String snapshotId) {
+        Ids.requireSnapshotId(snapshotId);
+        try (VolumeLocks.Held h = locks.tryAcquire(snapshotId)) {
+            pool.deleteSnapshot(snapshotId);
+        }
+    }
+
+    @Override
+    public Optional<SnapshotMeta> snapshot(String snapshotId) {
+        return Ids.isSnapshotId(snapshotId) ? pool.readSnapshot(snapshotId) : Optional.empty();
+    }
+
+    @Override
+    public List<SnapshotMeta> snapshots() {
+        return pool.listSnapshots();
+    }
+
+    // ---- capacity ---------------------------------------------------------------------------
+
+    @Override
+    public PoolCapacity capacity() {
+        long allocated = allocatedBytes();
+        long hostFree = hostFreeBytes();
+        long available = Math.max(0, Math.min(capacityBytes - allocated, hostFree));
+        return new PoolCapacity(capacityBytes, allocated, hostFree, available);
+    }
+
+    private long allocatedBytes() {
+        long sum = 0;
+        for (VolumeMeta v : pool.listVolumes()) {
+            sum += v.capacityBytes();
+        }
+        for (SnapshotMeta s : pool.listSnapshots()) {
+            sum += s.sizeBytes();
+        }
+        for (long r : reserved.values()) {
+            sum += r;
+        }
+        return sum;
+    }
+
+    private long hostFreeBytes() {
+        try {
+            return Files.getFileStore(pool.root()).getUsableSpace();
+        } catch (IOException e) {
+            throw EngineException.internal("cannot stat the pool's filesystem: " + e.getMessage(), e);
+        }
+    }
+
+    /** Admits bytes for id against the pool and the host, or refuses with RESOURCE_EXHAUSTED. */
+    private void reserve(String id, long bytes) {
+        synchronized (admission) {
+            PoolCapacity c = capacity();
+            if (bytes > c.availableBytes()) {
+                String bound = c.availableBytes() == c.hostFreeBytes() && c.hostFreeBytes() < c.totalBytes() - c.allocatedBytes()
+                        ? "the host filesystem under " + pool.root() + " has " + Sizes.format(c.hostFreeBytes()) + " free"
+                        : "pool capacity " + Sizes.format(c.totalBytes()) + " with " + Sizes.format(c.allocatedBytes()) + " allocated";
+                throw EngineException.exhausted("not enough space on node " + nodeId + " for " + Sizes.format(bytes) + ": " + bound
+                        + ", " + Sizes.format(c.availableBytes()) + " available");
+            }
+            reserved.merge(id, bytes, Long::sum);
+        }
+    }
+
+    // ---- copies -----------------------------------------------------------------------------
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
+    /**
+     * Runs a copy of a volume's image while the volume is consistent on disk: a mounted
+     * filesystem is frozen (fsfreeze) for the copy, an attached block device has its buffers
+     * flushed first. A volume that is not attached is consistent as it is.
+     */
+    private void quiesced(Path image, IoAction copy) throws IOException {
+        Optional<String> dev = loops.find(image);
+        if (dev.isEmpty()) {
+            copy.run();
+            return;
+        }
+        String mm = Mounter.majorMinor(Path.of(dev.get()));
+        Optional<MountTable.Entry> mounted = MountTable.read().ofDevice(mm).stream().findFirst();
+        if (mounted.isEmpty()) {
+            runner.run("blockdev", "--flushbufs", dev.get());
+            copy.run();
+            return;
+        }
+        String mp = mounted.get().mountPoint();
+        runner.run("fsfreeze", "--freeze", mp);
+        try {
+            copy.run();
+        } finally {
+            runner.run("fsfreeze", "--unfreeze", mp);
+        }
+    }
+
+    /** Copies an image (reflink where the host filesystem can, sparse otherwise), grows it to size, fsyncs it. */
+    private void copyImage(Path from, Path to, long size) throws IOException {
+        runner.run("cp", "--reflink=auto", "--sparse=always", from.toString(), to.toString());
+        PoolDirectory.growSparse(to, size);
+        try (FileChannel ch = FileChannel.open(to, StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.loopcsi.testing;
+
+import java.nio.file.Path;
+
+import csi.v1.ControllerGrpc;
+import csi.v1.IdentityGrpc;
+import csi.v1.NodeGrpc;
+import io.grpc.ManagedChannel;
+import io.loopcsi.cli.CsiChannels;
+import io.loopcsi.cli.Endpoint;
+
+/** Blocking stubs of all three CSI services over one channel to a unix socket. */
+public final class CsiClient implements AutoCloseable {
+
+    public final ManagedChannel channel;
+    public final IdentityGrpc.IdentityBlockingStub identity;
+    public final ControllerGrpc.ControllerBlockingStub controller;
+    public final NodeGrpc.NodeBlockingStub node;
+
+    public CsiClient(Path socket) {
+        channel = CsiChannels.open(Endpoint.parse("unix://" + socket));
+        identity = IdentityGrpc.newBlockingStub(channel);
+        controller = ControllerGrpc.newBlockingStub(channel);
+        node = NodeGrpc.newBlockingStub(channel);
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+    }
+}
