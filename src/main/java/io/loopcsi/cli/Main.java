@@ -5,6 +5,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
@@ -92,7 +93,11 @@ public class Main {
         }
         props.putAll(serverProperties(ep));
         if (ep.isUnix()) {
-            prepareSocket(ep.socket());
+            try {
+                prepareSocket(ep.socket());
+            } catch (IllegalStateException e) {
+                fail(e.getMessage());
+            }
         }
         props.forEach(System::setProperty);
         System.setProperty("loopcsi.endpoint", ep.toString());
@@ -123,26 +128,28 @@ public class Main {
 
     /**
      * Makes the socket's directory and removes a stale socket file left by a process that died.
-     * A socket that still accepts connections belongs to a running driver: refuse to start.
+     * A socket that still accepts connections belongs to a running driver, and a path that is not
+     * a socket is someone's file: both are refused (IllegalStateException saying why).
      */
     static void prepareSocket(Path socket) {
         try {
             Files.createDirectories(socket.getParent());
-            if (!Files.exists(socket, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
                 return;
             }
-            BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!attrs.isOther()) {
-                fail(socket + " exists and is not a socket; refusing to replace it");
+                throw new IllegalStateException(socket + " exists and is not a socket; refusing to replace it");
             }
             try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
                 ch.connect(UnixDomainSocketAddress.of(socket));
-                fail("another process is serving on " + socket + "; stop it or choose another --endpoint");
             } catch (IOException stale) {
                 Files.delete(socket);
+                return;
             }
+            throw new IllegalStateException("another process is serving on " + socket + "; stop it or choose another --endpoint");
         } catch (IOException e) {
-            fail("cannot prepare socket " + socket + ": " + e.getMessage());
+            throw new IllegalStateException("cannot prepare socket " + socket + ": " + e.getMessage(), e);
         }
     }
 

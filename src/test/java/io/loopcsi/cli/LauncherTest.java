@@ -1,0 +1,67 @@
+package io.loopcsi.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LauncherTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void endpointsParseAsCsiToolsWriteThem() {
+        assertEquals(Path.of("/tmp/x.sock"), Endpoint.parse("unix:///tmp/x.sock").socket());
+        assertEquals(Path.of("/tmp/x.sock"), Endpoint.parse("/tmp/x.sock").socket());
+        assertEquals(Path.of("run/csi.sock").toAbsolutePath(), Endpoint.parse("unix://./run/csi.sock").socket());
+        Endpoint tcp = Endpoint.parse("tcp://127.0.0.1:10000");
+        assertEquals("127.0.0.1", tcp.host());
+        assertEquals(10000, tcp.port());
+        assertThrows(IllegalArgumentException.class, () -> Endpoint.parse("tcp://127.0.0.1"));
+        assertThrows(IllegalArgumentException.class, () -> Endpoint.parse("tcp://h:99999"));
+        assertThrows(IllegalArgumentException.class, () -> Endpoint.parse("http://x"));
+        assertThrows(IllegalArgumentException.class, () -> Endpoint.parse(""));
+    }
+
+    @Test
+    void aStaleSocketIsReplacedALiveOneAndOtherFilesAreRefused() throws IOException {
+        Path sock = dir.resolve("sub/csi.sock");
+        Main.prepareSocket(sock);
+        assertTrue(Files.isDirectory(sock.getParent()), "the socket's directory is made");
+
+        try (ServerSocketChannel live = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            live.bind(UnixDomainSocketAddress.of(sock));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Main.prepareSocket(sock));
+            assertTrue(e.getMessage().contains("another process"), e.getMessage());
+        }
+        // closing a bound unix server channel leaves its file behind: a stale socket
+        assertTrue(Files.exists(sock));
+        Main.prepareSocket(sock);
+        assertFalse(Files.exists(sock), "stale socket removed");
+
+        Files.writeString(sock, "not a socket");
+        assertThrows(IllegalStateException.class, () -> Main.prepareSocket(sock));
+        assertEquals("not a socket", Files.readString(sock));
+    }
+
+    @Test
+    void unixEndpointsServeOnlyOnTheSocket() {
+        var p = Main.serverProperties(Endpoint.parse("unix:///tmp/a.sock"));
+        assertEquals("false", p.get("quarkus.http.host-enabled"));
+        assertEquals("/tmp/a.sock", p.get("quarkus.http.domain-socket"));
+        var t = Main.serverProperties(Endpoint.parse("tcp://127.0.0.1:4000"));
+        assertEquals("4000", t.get("quarkus.http.port"));
+        assertEquals("false", t.get("quarkus.http.domain-socket-enabled"));
+    }
+}
