@@ -50,15 +50,19 @@ public class LoopDevices {
     /**
      * Returns the loop device of the backing file, attaching it if it has none. Direct I/O is
      * asked for (no double caching of the image in the host page cache); where the host
-     * filesystem refuses it the device is attached with buffered I/O.
+     * filesystem refuses it the device is attached with buffered I/O. A read-only device is the
+     * only way to make a published block volume read-only: the kernel does not apply a read-only
+     * bind mount to writes through a device node. An existing device is returned as it is.
      */
-    public String findOrAttach(Path backingFile) {
+    public String findOrAttach(Path backingFile, boolean readOnly) {
         Optional<String> existing = find(backingFile);
         if (existing.isPresent()) {
             return existing.get();
         }
         String file = backingFile.toAbsolutePath().normalize().toString();
-        CommandRunner.Result r = runner.exec("losetup", "--find", "--show", "--direct-io=on", file);
+        CommandRunner.Result r = readOnly
+                ? runner.exec("losetup", "--find", "--show", "--read-only", "--direct-io=on", file)
+                : runner.exec("losetup", "--find", "--show", "--direct-io=on", file);
         if (r.ok()) {
             return r.stdout().strip();
         }
@@ -68,7 +72,17 @@ public class LoopDevices {
             LOG.infof("direct I/O not available for %s, using buffered I/O on %s", file, existing.get());
             return existing.get();
         }
-        return runner.run("losetup", "--find", "--show", file).strip();
+        return readOnly ? runner.run("losetup", "--find", "--show", "--read-only", file).strip()
+                : runner.run("losetup", "--find", "--show", file).strip();
+    }
+
+    /** Whether the device refuses writes (attached with --read-only). */
+    public boolean readOnly(String device) {
+        try {
+            return "1".equals(Files.readString(sysBlock.resolve(name(device)).resolve("ro")).strip());
+        } catch (IOException e) {
+            throw EngineException.internal("cannot read the read-only flag of " + device + ": " + e.getMessage(), e);
+        }
     }
 
     public void detach(String device) {

@@ -45,7 +45,9 @@ public class NodeVolumes {
             VolumeMeta v = meta(volumeId);
             checkMode(v, mode, fsType);
             Path image = pool.volumeImage(volumeId);
-            String dev = loops.findOrAttach(image);
+            // A block volume staged for a read-only access mode gets a read-only device; a filesystem
+            // is protected by its read-only mount instead (and may still need mkfs on first use).
+            String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK);
             if (v.mode() == VolumeMode.BLOCK) {
                 return; // a block volume is staged once its loop device exists
             }
@@ -53,6 +55,7 @@ public class NodeVolumes {
             Optional<MountTable.Entry> at = MountTable.read().at(staging);
             if (at.isPresent()) {
                 if (at.get().majorMinor().equals(mm)) {
+                    growRestored(v, dev, staging, readOnly); // a retry finishes what a failed grow left
                     return;
                 }
                 throw EngineException.alreadyExists("staging_target_path " + staging + " already holds another mount (" + at.get().source()
@@ -75,10 +78,14 @@ public class NodeVolumes {
                 options.add("ro");
             }
             mounter.mount(dev, staging, v.fsType(), options);
-            if (!readOnly && (v.sourceSnapshotId() != null || v.sourceVolumeId() != null)) {
-                // A restore or clone may be larger than its source: fill the device.
-                filesystems.grow(dev, staging, v.fsType());
-            }
+            growRestored(v, dev, staging, readOnly);
+        }
+    }
+
+    /** A restore or clone may be larger than its source: its filesystem fills the device. */
+    private void growRestored(VolumeMeta v, String dev, Path mountPoint, boolean readOnly) {
+        if (!readOnly && (v.sourceSnapshotId() != null || v.sourceVolumeId() != null)) {
+            filesystems.grow(dev, mountPoint, v.fsType());
         }
     }
 
@@ -129,6 +136,11 @@ public class NodeVolumes {
             List<String> flags = MountFlags.forBind(mountFlags, readOnly);
             Optional<MountTable.Entry> existing = table.at(target);
             if (v.mode() == VolumeMode.BLOCK) {
+                if (readOnly && !loops.readOnly(dev)) {
+                    throw EngineException.precondition("volume " + volumeId + " is staged read-write: a read-only publish of a block"
+                            + " volume needs it staged with a read-only access mode (the kernel ignores read-only bind mounts of"
+                            + " device nodes, so only a read-only loop device keeps it read-only)");
+                }
                 if (existing.isPresent()) {
                     requireSame(existing.get(), Mounter.rdev(target) == Mounter.rdev(Path.of(dev)), readOnly, volumeId, target);
                     return;
@@ -207,6 +219,10 @@ public class NodeVolumes {
             if (at.isEmpty() || !at.get().majorMinor().equals(mm)) {
                 condition = Condition.abnormal("volume_path " + volumePath + " is not a mount of volume " + volumeId);
             }
+        }
+        if (condition.abnormal()) {
+            // volume_path is not this volume's filesystem: its usage would be some other filesystem's
+            return new VolumeStats(0, 0, 0, -1, -1, condition);
         }
         Filesystems.Usage u = filesystems.usage(volumePath);
         return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), condition);

@@ -22,7 +22,12 @@ public final class Sizes {
         if (!m.matches()) {
             throw new IllegalArgumentException("not a size: '" + text + "' (use e.g. 20Gi, 500Mi or bytes)");
         }
-        long n = Long.parseLong(m.group(1));
+        long n;
+        try {
+            n = Long.parseLong(m.group(1));
+        } catch (NumberFormatException e) {
+            throw tooLarge(text);
+        }
         long unit = switch (m.group(2) == null ? "" : m.group(2)) {
             case "" -> 1L;
             case "Ki" -> 1L << 10;
@@ -36,7 +41,15 @@ public final class Sizes {
             case "T" -> 1_000_000_000_000L;
             default -> 1_000_000_000_000_000L;
         };
-        return Math.multiplyExact(n, unit);
+        try {
+            return Math.multiplyExact(n, unit);
+        } catch (ArithmeticException e) {
+            throw tooLarge(text);
+        }
+    }
+
+    private static IllegalArgumentException tooLarge(String text) {
+        return new IllegalArgumentException("size '" + text.strip() + "' is too large (more than " + Long.MAX_VALUE + " bytes)");
     }
 
     /** Rounds up to a whole MiB; the caller has checked that bytes is within MAX_VOLUME_BYTES. */

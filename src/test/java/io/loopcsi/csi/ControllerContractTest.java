@@ -4,8 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -42,6 +47,30 @@ class ControllerContractTest extends CsiTestBase {
         assertEquals("test-node", first.getAccessibleTopology(0).getSegmentsOrThrow("topology.loopcsi.io/node"));
         assertCode(Status.Code.ALREADY_EXISTS, () -> csi.controller.createVolume(Csi.create("cc-idem", Csi.block(), 20 * Csi.MIB)));
         assertCode(Status.Code.ALREADY_EXISTS, () -> csi.controller.createVolume(Csi.create("cc-idem", Csi.mount("xfs"), 300 * Csi.MIB)));
+    }
+
+    @Test
+    void parallelCreatesOfOneNameGiveOneVolumeAndIdenticalAnswers() throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(64);
+        List<Volume> answers = new ArrayList<>();
+        try {
+            List<Future<Volume>> calls = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                calls.add(callers.submit(() -> csi.controller.createVolume(Csi.create("cc-race", Csi.block(), 8 * Csi.MIB)).getVolume()));
+            }
+            for (Future<Volume> f : calls) {
+                answers.add(f.get(60, TimeUnit.SECONDS));
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+        String id = answers.get(0).getVolumeId();
+        volumes.add(id);
+        assertEquals(1, answers.stream().distinct().count(), "64 identical answers");
+        try (var files = Files.list(StandaloneDriverResource.dir().resolve("pool/volumes"))) {
+            assertEquals(List.of(id + ".img", id + ".json"),
+                    files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(id)).sorted().toList());
+        }
     }
 
     @Test

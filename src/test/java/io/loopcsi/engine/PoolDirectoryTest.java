@@ -1,0 +1,167 @@
+package io.loopcsi.engine;
+
+import static io.loopcsi.engine.Rig.GIB;
+import static io.loopcsi.engine.Rig.MIB;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.loopcsi.testing.KernelCleanup;
+
+class PoolDirectoryTest {
+
+    private static Path classDir;
+    private Path dir;
+    private Rig rig;
+    private PoolDirectory pool;
+
+    @BeforeAll
+    static void makeClassDir() throws Exception {
+        classDir = Files.createTempDirectory(Path.of("/tmp"), "loopcsi-pool-");
+    }
+
+    @AfterAll
+    static void removeClassDir() {
+        KernelCleanup.releaseAndDelete(classDir);
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        dir = Files.createTempDirectory(classDir, "t");
+        rig = new Rig(dir.resolve("pool"), 16 * GIB);
+        pool = rig.pool;
+    }
+
+    @AfterEach
+    void tearDown() {
+        KernelCleanup.releaseAndDelete(dir);
+    }
+
+    private static VolumeMeta meta(String name, long bytes) {
+        return new VolumeMeta(Ids.volumeIdFor(name), name, bytes, VolumeMode.FILESYSTEM, "xfs", null, null,
+                Map.of("tier", "fast", "x", "y"), 1_700_000_000_000L);
+    }
+
+    private List<String> files(String sub) throws Exception {
+        try (Stream<Path> s = Files.list(pool.root().resolve(sub))) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    @Test
+    void metadataIsWrittenCompletelyAndReadBack() throws Exception {
+        VolumeMeta m = meta("pvc-a", 300 * MIB);
+        pool.writeVolume(m);
+        assertEquals(Optional.of(m), pool.readVolume(m.id()));
+        assertEquals(List.of(m.id() + ".json"), files("volumes"), "no temp file is left behind");
+        // the file is plain JSON a person (or a restarted process) can read
+        var tree = new ObjectMapper().readTree(pool.root().resolve("volumes").resolve(m.id() + ".json").toFile());
+        assertEquals(300 * MIB, tree.get("capacityBytes").asLong());
+        assertEquals("fast", tree.get("parameters").get("tier").asText());
+
+        VolumeMeta grown = m.withCapacity(600 * MIB);
+        pool.writeVolume(grown);
+        assertEquals(600 * MIB, pool.readVolume(m.id()).orElseThrow().capacityBytes());
+        assertEquals(List.of(m.id() + ".json"), files("volumes"));
+    }
+
+    @Test
+    void aStaleTempFileFromACrashNeitherShowsNorBlocksTheNextWrite() throws Exception {
+        VolumeMeta m = meta("pvc-crash", 300 * MIB);
+        Path tmp = pool.root().resolve("volumes").resolve(m.id() + ".json.tmp");
+        Files.writeString(tmp, "{\"id\":\"" + m.id() + "\", \"capac"); // torn write
+        assertEquals(Optional.empty(), pool.readVolume(m.id()));
+        assertEquals(List.of(), pool.listVolumes());
+        pool.writeVolume(m);
+        assertEquals(Optional.of(m), pool.readVolume(m.id()));
+        assertFalse(Files.exists(tmp));
+    }
+
+    @Test
+    void snapshotMetadataRoundTrips() {
+        SnapshotMeta s = new SnapshotMeta(Ids.snapshotIdFor("s1"), "s1", Ids.volumeIdFor("v"), 8 * MIB, VolumeMode.BLOCK, "", 42L);
+        pool.writeSnapshot(s);
+        assertEquals(Optional.of(s), pool.readSnapshot(s.id()));
+        assertEquals(List.of(s), pool.listSnapshots());
+        assertEquals(List.of(), pool.listVolumes(), "snapshots are not volumes");
+    }
+
+    @Test
+    void listingIsSortedByIdAndIgnoresForeignFiles() throws Exception {
+        for (String n : List.of("zeta", "alpha", "mid", "b", "q")) {
+            pool.writeVolume(meta(n, MIB));
+        }
+        Files.writeString(pool.root().resolve("volumes").resolve("notes.json"), "{}");
+        Files.writeString(pool.root().resolve("volumes").resolve("VOL-X.json"), "{}");
+        List<String> ids = pool.listVolumes().stream().map(VolumeMeta::id).toList();
+        assertEquals(5, ids.size());
+        assertEquals(ids.stream().sorted().toList(), ids);
+    }
+
+    @Test
+    void deleteRemovesMetadataAndImageAndIsRepeatable() throws Exception {
+        VolumeMeta v = rig.block("pvc-del", 4 * MIB);
+        assertTrue(Files.exists(pool.volumeImage(v.id())));
+        pool.deleteVolume(v.id());
+        assertEquals(Optional.empty(), pool.readVolume(v.id()));
+        assertEquals(List.of(), files("volumes"));
+        pool.deleteVolume(v.id());
+        assertEquals(List.of(), files("volumes"));
+    }
+
+    @Test
+    void recoverRemovesLeftoversAndKeepsCommittedVolumes() throws Exception {
+        VolumeMeta kept = rig.block("kept", 4 * MIB);
+        VolumeMeta keptFs = rig.fs("kept-fs", "xfs", 300 * MIB);
+        SnapshotMeta snap = rig.engine.createSnapshot("kept-snap", kept.id());
+        Path vols = pool.root().resolve("volumes");
+        Path snaps = pool.root().resolve("snapshots");
+        // an interrupted create: image renamed into place but never committed
+        String orphan = Ids.volumeIdFor("orphan");
+        PoolDirectory.createSparse(vols.resolve(orphan + ".img"), 4 * MIB);
+        // an interrupted copy and an interrupted metadata write
+        PoolDirectory.createSparse(vols.resolve(Ids.volumeIdFor("half") + ".img.tmp"), 4 * MIB);
+        Files.writeString(vols.resolve(Ids.volumeIdFor("torn") + ".json.tmp"), "{");
+        PoolDirectory.createSparse(snaps.resolve(Ids.snapshotIdFor("half-snap") + ".img.tmp"), 4 * MIB);
+        PoolDirectory.createSparse(snaps.resolve(Ids.snapshotIdFor("orphan-snap") + ".img"), 4 * MIB);
+
+        List<String> done = rig.engine.recover();
+
+        assertEquals(5, done.size(), String.join("\n", done));
+        assertEquals(List.of(kept.id() + ".img", kept.id() + ".json", keptFs.id() + ".img", keptFs.id() + ".json").stream().sorted()
+                .toList(), files("volumes"));
+        assertEquals(List.of(snap.id() + ".img", snap.id() + ".json"), files("snapshots"));
+        assertEquals(List.of(kept, keptFs).stream().sorted((a, b) -> a.id().compareTo(b.id())).toList(), rig.engine.volumes());
+        assertEquals(List.of(), rig.engine.recover(), "a second scan finds nothing to do");
+    }
+
+    @Test
+    void recoverKeepsAnUncommittedImageThatIsAttachedToALoopDevice() throws Exception {
+        Path image = pool.root().resolve("volumes").resolve(Ids.volumeIdFor("in-use") + ".img");
+        PoolDirectory.createSparse(image, 4 * MIB);
+        String dev = rig.loops.findOrAttach(image, false);
+        try {
+            assertEquals(List.of(), rig.engine.recover());
+            assertTrue(Files.exists(image), "an attached image is never removed under its device");
+        } finally {
+            rig.loops.detach(dev);
+        }
+        assertEquals(1, rig.engine.recover().size());
+        assertFalse(Files.exists(image));
+    }
+}
