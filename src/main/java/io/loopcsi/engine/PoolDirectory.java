@@ -1,6 +1,7 @@
 package io.loopcsi.engine;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -107,29 +108,23 @@ public class PoolDirectory {
 
     /** Creates a sparse file of the given size at path (replacing it), fsynced. */
     public static void createSparse(Path path, long bytes) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            setLength(ch, bytes);
-            ch.force(true);
+        try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw")) {
+            f.setLength(0);
+            f.setLength(bytes); // ftruncate: a hole, nothing allocated
+            f.getFD().sync();
         }
     }
 
-    /** Grows an existing file to bytes (sparse), fsynced; never shrinks. */
+    /** Grows an existing file to bytes (sparse), fsynced; never shrinks, never creates a missing file. */
     public static void growSparse(Path path, long bytes) throws IOException {
-        try (FileChannel ch = FileChannel.open(path, StandardOpenOption.WRITE)) {
-            if (ch.size() < bytes) {
-                setLength(ch, bytes);
-                ch.force(true);
-            }
+        if (!Files.isRegularFile(path)) {
+            throw new NoSuchFileException(path.toString(), null, "image file is missing");
         }
-    }
-
-    private static void setLength(FileChannel ch, long bytes) throws IOException {
-        if (bytes > ch.size()) {
-            // Writing one zero byte at the end extends the file without allocating the hole.
-            ch.write(ByteBuffer.allocate(1), bytes - 1);
-        } else {
-            ch.truncate(bytes);
+        try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw")) {
+            if (f.length() < bytes) {
+                f.setLength(bytes);
+                f.getFD().sync();
+            }
         }
     }
 

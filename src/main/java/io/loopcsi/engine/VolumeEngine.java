@@ -317,24 +317,53 @@ public class VolumeEngine implements VolumeProvider {
 
     // ---- capacity ---------------------------------------------------------------------------
 
+    /**
+     * available = min(pool capacity − allocated, host free − what existing volumes may still write).
+     * Images are sparse, so the host's free space shrinks as volumes fill; counting the unwritten
+     * part of every volume as taken means a volume never finds the host full before itself
+     * (a full host under a loop device is an I/O error inside the volume's filesystem).
+     * Snapshot images never grow and count only with what they hold.
+     */
     @Override
     public PoolCapacity capacity() {
-        long allocated = allocatedBytes();
-        long hostFree = hostFreeBytes();
-        long available = Math.max(0, Math.min(capacityBytes - allocated, hostFree));
-        return new PoolCapacity(capacityBytes, allocated, hostFree, available);
-    }
-
-    private long allocatedBytes() {
-        long sum = 0;
-        for (VolumeMeta v : pool.listVolumes()) {
-            sum += v.capacityBytes();
+        List<VolumeMeta> vols = pool.listVolumes();
+        long allocated = 0;
+        for (VolumeMeta v : vols) {
+            allocated += v.capacityBytes();
         }
         for (SnapshotMeta s : pool.listSnapshots()) {
-            sum += s.sizeBytes();
+            allocated += s.sizeBytes();
         }
+        long inFlight = 0;
         for (long r : reserved.values()) {
-            sum += r;
+            inFlight += r;
+        }
+        allocated += inFlight;
+        long hostFree = hostFreeBytes();
+        long promised = unwrittenBytes(vols) + inFlight;
+        long available = Math.max(0, Math.min(capacityBytes - allocated, hostFree - promised));
+        return new PoolCapacity(capacityBytes, allocated, hostFree, promised, available);
+    }
+
+    /** How much the volumes' sparse images may still grow on the host: capacity minus blocks in use. */
+    private long unwrittenBytes(List<VolumeMeta> vols) {
+        if (vols.isEmpty()) {
+            return 0;
+        }
+        List<String> cmd = new ArrayList<>(List.of("stat", "--format=%b %B"));
+        for (VolumeMeta v : vols) {
+            cmd.add(pool.volumeImage(v.id()).toString());
+        }
+        CommandRunner.Result r = runner.exec(cmd.toArray(String[]::new));
+        String[] lines = r.stdout().split("\n");
+        long sum = 0;
+        for (int i = 0, line = 0; i < vols.size(); i++) {
+            long inUse = 0;
+            if (line < lines.length && !lines[line].isBlank()) {
+                String[] f = lines[line++].trim().split(" ");
+                inUse = Long.parseLong(f[0]) * Long.parseLong(f[1]);
+            }
+            sum += Math.max(0, vols.get(i).capacityBytes() - inUse);
         }
         return sum;
     }
@@ -352,11 +381,12 @@ public class VolumeEngine implements VolumeProvider {
         synchronized (admission) {
             PoolCapacity c = capacity();
             if (bytes > c.availableBytes()) {
-                String bound = c.availableBytes() == c.hostFreeBytes() && c.hostFreeBytes() < c.totalBytes() - c.allocatedBytes()
-                        ? "the host filesystem under " + pool.root() + " has " + Sizes.format(c.hostFreeBytes()) + " free"
+                String bound = c.hostFreeBytes() - c.hostPromisedBytes() < c.totalBytes() - c.allocatedBytes()
+                        ? "the host filesystem under " + pool.root() + " has " + Sizes.format(c.hostFreeBytes()) + " free, of which "
+                                + Sizes.format(c.hostPromisedBytes()) + " is promised to existing volumes"
                         : "pool capacity " + Sizes.format(c.totalBytes()) + " with " + Sizes.format(c.allocatedBytes()) + " allocated";
                 throw EngineException.exhausted("not enough space on node " + nodeId + " for " + Sizes.format(bytes) + ": " + bound
-                        + ", " + Sizes.format(c.availableBytes()) + " available");
+                        + "; " + Sizes.format(c.availableBytes()) + " available");
             }
             reserved.merge(id, bytes, Long::sum);
         }
