@@ -32,6 +32,9 @@ public interface DriverConfig {
     @WithDefault("0")
     long maxVolumesPerNode();
 
+    /** Crash points to arm, for the crash-consistency tests only (see engine.FailPoints). */
+    Optional<java.util.Set<String>> failPoints();
+
     /** Timeout of every external command (losetup, mkfs, mount...). */
     @WithDefault("120s")
     Duration commandTimeout();

@@ -9,6 +9,7 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 import io.loopcsi.engine.CommandRunner;
+import io.loopcsi.engine.FailPoints;
 import io.loopcsi.engine.Filesystems;
 import io.loopcsi.engine.LoopDevices;
 import io.loopcsi.engine.Mounter;
@@ -50,7 +51,8 @@ public class EngineBeans {
     @Produces
     @Singleton
     VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks) {
-        VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks);
+        VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
+                new FailPoints(config.failPoints().orElse(java.util.Set.of())));
         engine.recover();
         return engine;
     }

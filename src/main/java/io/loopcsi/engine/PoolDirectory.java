@@ -90,11 +90,16 @@ public class PoolDirectory {
 
     /** Removes the metadata (the commit point of a delete), then the image. */
     public void deleteVolume(String id) {
-        deleteCommitted(volumes.resolve(Ids.requireVolumeId(id) + META), volumeImage(id));
+        deleteVolume(id, () -> { });
+    }
+
+    /** As {@link #deleteVolume(String)}, running afterCommit between the two steps (for fail points). */
+    public void deleteVolume(String id, Runnable afterCommit) {
+        deleteCommitted(volumes.resolve(Ids.requireVolumeId(id) + META), volumeImage(id), afterCommit);
     }
 
     public void deleteSnapshot(String id) {
-        deleteCommitted(snapshots.resolve(Ids.requireSnapshotId(id) + META), snapshotImage(id));
+        deleteCommitted(snapshots.resolve(Ids.requireSnapshotId(id) + META), snapshotImage(id), () -> { });
     }
 
     /** Every committed volume, sorted by ID. */
@@ -176,11 +181,12 @@ public class PoolDirectory {
         }
     }
 
-    private void deleteCommitted(Path meta, Path image) {
+    private void deleteCommitted(Path meta, Path image, Runnable afterCommit) {
         try {
             if (Files.deleteIfExists(meta)) {
                 fsyncDir(meta.getParent());
             }
+            afterCommit.run();
             Files.deleteIfExists(image);
             Files.deleteIfExists(tempOf(image));
         } catch (IOException e) {

@@ -33,12 +33,19 @@ public class VolumeEngine implements VolumeProvider {
     private final CommandRunner runner;
     private final LoopDevices loops;
     private final VolumeLocks locks;
+    private final FailPoints failPoints;
     /** Bytes promised to creates that have passed admission but not committed yet, by ID. */
     private final Map<String, Long> reserved = new ConcurrentHashMap<>();
     private final Object admission = new Object();
 
     public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
             VolumeLocks locks) {
+        this(pool, capacityBytes, nodeId, runner, loops, locks, FailPoints.NONE);
+    }
+
+    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
+            VolumeLocks locks, FailPoints failPoints) {
+        this.failPoints = failPoints;
         this.pool = pool;
         this.capacityBytes = capacityBytes;
         this.nodeId = nodeId;
@@ -134,7 +141,9 @@ public class VolumeEngine implements VolumeProvider {
                 } else {
                     PoolDirectory.createSparse(tmp, size);
                 }
+                failPoints.reach("create.image-written");
                 PoolDirectory.rename(tmp, image);
+                failPoints.reach("create.image-renamed");
                 VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, snap.map(SnapshotMeta::id).orElse(null),
                         srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis());
                 pool.writeVolume(meta);
@@ -193,11 +202,10 @@ public class VolumeEngine implements VolumeProvider {
                 throw EngineException.precondition("volume " + volumeId + " is still staged on node " + nodeId + " (loop device " + dev
                         + "); unstage it before deleting");
             });
-            if (pool.readVolume(volumeId).isPresent()) {
-                pool.deleteVolume(volumeId);
+            boolean existed = pool.readVolume(volumeId).isPresent();
+            pool.deleteVolume(volumeId, () -> failPoints.reach("delete.metadata-removed"));
+            if (existed) {
                 LOG.infof("deleted volume %s", volumeId);
-            } else {
-                pool.deleteVolume(volumeId); // leftovers of an interrupted create, if any
             }
         }
     }
@@ -244,6 +252,7 @@ public class VolumeEngine implements VolumeProvider {
             try {
                 Path image = pool.volumeImage(volumeId);
                 PoolDirectory.growSparse(image, size);
+                failPoints.reach("expand.image-grown");
                 VolumeMeta grown = v.withCapacity(size);
                 pool.writeVolume(grown);
                 // An attached device sees the new size at once; the filesystem grows in NodeExpandVolume.
@@ -282,7 +291,9 @@ public class VolumeEngine implements VolumeProvider {
                     Path tmp = PoolDirectory.tempOf(image);
                     Path source = pool.volumeImage(sourceVolumeId);
                     quiesced(source, () -> copyImage(source, tmp, v.capacityBytes()));
+                    failPoints.reach("snapshot.image-written");
                     PoolDirectory.rename(tmp, image);
+                    failPoints.reach("snapshot.image-renamed");
                     SnapshotMeta meta = new SnapshotMeta(id, name, sourceVolumeId, v.capacityBytes(), v.mode(), v.fsType(),
                             System.currentTimeMillis());
                     pool.writeSnapshot(meta);

@@ -1,0 +1,111 @@
+package io.loopcsi.testing;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import csi.v1.ProbeRequest;
+import io.grpc.StatusRuntimeException;
+
+/**
+ * The packaged driver (target/quarkus-app) as a separate process, as an operator would run it:
+ * `standalone` on a unix socket in dir, pool in dir/pool. Tests kill it (SIGKILL, as a crash or
+ * power cut), stop it (SIGTERM) and start it again on the same pool.
+ */
+public final class DriverProcess implements AutoCloseable {
+
+    private static int starts;
+    private final Process process;
+    private final Path log;
+    public final Path socket;
+
+    private DriverProcess(Process process, Path log, Path socket) {
+        this.process = process;
+        this.log = log;
+        this.socket = socket;
+    }
+
+    public static DriverProcess start(Path dir, String... jvmProps) throws Exception {
+        Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " is missing: process tests run after `package` (mvn verify)");
+        }
+        Path socket = dir.resolve("csi.sock");
+        Path log = dir.resolve("driver-" + (++starts) + ".log");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC"));
+        cmd.addAll(List.of(jvmProps));
+        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", "unix://" + socket,
+                "--data-dir", dir.resolve("pool").toString(), "--capacity", "20Gi", "--node-id", "it-node"));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        DriverProcess d = new DriverProcess(p, log, socket);
+        d.awaitReady();
+        return d;
+    }
+
+    private void awaitReady() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("driver exited with " + process.exitValue() + ":\n" + log());
+            }
+            if (Files.exists(socket)) {
+                try (CsiClient c = new CsiClient(socket)) {
+                    if (c.identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()) {
+                        return;
+                    }
+                } catch (StatusRuntimeException notYet) {
+                    // not serving yet
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("driver not ready after 60 s:\n" + log());
+    }
+
+    public CsiClient client() {
+        return new CsiClient(socket);
+    }
+
+    /** SIGKILL: what a crash or a power cut leaves. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then waits for the exit; returns the exit code. */
+    public int terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("driver did not stop within 60 s of SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    /** Waits for the process to end by itself (a fail point halts it); returns the exit code. */
+    public int awaitExit() throws InterruptedException {
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("driver still running");
+        }
+        return process.exitValue();
+    }
+
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}
