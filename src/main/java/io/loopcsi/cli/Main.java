@@ -36,6 +36,7 @@ public class Main {
               --node-id ID         node ID reported to the CO (default: host name)
               --driver-name NAME   CSI driver name (default loopcsi.io)
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
+              --allowed-roots DIRS comma-separated directories staging/target paths must lie in (default /)
               -h, --help           this text
             """;
 
@@ -44,7 +45,8 @@ public class Main {
             "--capacity", "loopcsi.capacity",
             "--node-id", "loopcsi.node-id",
             "--driver-name", "loopcsi.driver-name",
-            "--max-volumes", "loopcsi.max-volumes-per-node");
+            "--max-volumes", "loopcsi.max-volumes-per-node",
+            "--allowed-roots", "loopcsi.allowed-roots");
 
     public static void main(String... args) {
         List<String> rest = List.of(args);

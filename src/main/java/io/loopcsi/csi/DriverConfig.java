@@ -28,6 +28,10 @@ public interface DriverConfig {
     @WithDefault("20Gi")
     String capacity();
 
+    /** Where staging and target paths may lie (after symlinks are followed); "/" allows any path. */
+    @WithDefault("/")
+    java.util.List<String> allowedRoots();
+
     /** NodeGetInfo's max_volumes_per_node; 0 = no limit. */
     @WithDefault("0")
     long maxVolumesPerNode();

@@ -42,9 +42,11 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     private final NodeVolumes node;
     private final DriverConfig config;
     private final String nodeId;
+    private final PathGuard paths;
 
-    NodeService(NodeVolumes node, DriverConfig config) {
+    NodeService(NodeVolumes node, DriverConfig config, PathGuard paths) {
         this.node = node;
+        this.paths = paths;
         this.config = config;
         this.nodeId = EngineBeans.nodeId(config);
     }
@@ -53,7 +55,7 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodeStageVolume(NodeStageVolumeRequest req, StreamObserver<NodeStageVolumeResponse> observer) {
         GrpcErrors.answer("NodeStageVolume", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            Path staging = CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath());
+            Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
             if (!req.hasVolumeCapability()) {
                 throw GrpcErrors.invalid("volume_capability is required");
             }
@@ -67,7 +69,7 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodeUnstageVolume(NodeUnstageVolumeRequest req, StreamObserver<NodeUnstageVolumeResponse> observer) {
         GrpcErrors.answer("NodeUnstageVolume", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            node.unstage(id, CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath()));
+            node.unstage(id, paths.check("staging_target_path", req.getStagingTargetPath()));
             return NodeUnstageVolumeResponse.getDefaultInstance();
         });
     }
@@ -76,8 +78,8 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodePublishVolume(NodePublishVolumeRequest req, StreamObserver<NodePublishVolumeResponse> observer) {
         GrpcErrors.answer("NodePublishVolume", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            Path staging = CsiArgs.requirePath("staging_target_path", req.getStagingTargetPath());
-            Path target = CsiArgs.requirePath("target_path", req.getTargetPath());
+            Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
+            Path target = paths.check("target_path", req.getTargetPath());
             if (!req.hasVolumeCapability()) {
                 throw GrpcErrors.invalid("volume_capability is required");
             }
@@ -94,7 +96,7 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodeUnpublishVolume(NodeUnpublishVolumeRequest req, StreamObserver<NodeUnpublishVolumeResponse> observer) {
         GrpcErrors.answer("NodeUnpublishVolume", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            node.unpublish(id, CsiArgs.requirePath("target_path", req.getTargetPath()));
+            node.unpublish(id, paths.check("target_path", req.getTargetPath()));
             return NodeUnpublishVolumeResponse.getDefaultInstance();
         });
     }
@@ -103,7 +105,7 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodeGetVolumeStats(NodeGetVolumeStatsRequest req, StreamObserver<NodeGetVolumeStatsResponse> observer) {
         GrpcErrors.answer("NodeGetVolumeStats", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            VolumeStats s = node.stats(id, CsiArgs.requirePath("volume_path", req.getVolumePath()));
+            VolumeStats s = node.stats(id, paths.check("volume_path", req.getVolumePath()));
             NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder()
                     .setVolumeCondition(CsiTypes.condition(s.condition()));
             b.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(s.totalBytes())
@@ -120,7 +122,7 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     public void nodeExpandVolume(NodeExpandVolumeRequest req, StreamObserver<NodeExpandVolumeResponse> observer) {
         GrpcErrors.answer("NodeExpandVolume", observer, () -> {
             String id = volumeId(req.getVolumeId());
-            long size = node.expand(id, CsiArgs.requirePath("volume_path", req.getVolumePath()));
+            long size = node.expand(id, paths.check("volume_path", req.getVolumePath()));
             return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
         });
     }

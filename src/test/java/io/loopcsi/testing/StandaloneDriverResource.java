@@ -38,6 +38,7 @@ public class StandaloneDriverResource implements QuarkusTestResourceLifecycleMan
                 "loopcsi.data-dir", dir.resolve("pool").toString(),
                 "loopcsi.capacity", "40Gi",
                 "loopcsi.node-id", "test-node",
+                "loopcsi.allowed-roots", dir.toString(),
                 "loopcsi.endpoint", "unix://" + socket());
     }
 
