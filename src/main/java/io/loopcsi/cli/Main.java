@@ -28,6 +28,7 @@ public class Main {
 
             roles:
               standalone   CSI Identity + Controller + Node on one endpoint, volumes in a local directory (default)
+              csc          the CSI client: loopcsi csc SERVICE VERB ... (loopcsi csc --help; run by the launcher script)
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
