@@ -11,9 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +34,7 @@ import csi.v1.Volume;
 import csi.v1.VolumeCapability;
 import io.grpc.StatusRuntimeException;
 import io.loopcsi.testing.CsiClient;
+import io.loopcsi.testing.Data;
 import io.loopcsi.testing.DriverProcess;
 import io.loopcsi.testing.KernelCleanup;
 
@@ -76,8 +75,8 @@ class ReliabilityIT {
                 stagePublish(csi, id, cap, staging, target);
                 byte[] data = new byte[4 << 20];
                 new Random(i).nextBytes(data);
-                write(target, block, data);
-                vols.add(new Vol(id, cap, staging, target, sha(data)));
+                Data.writeAt(dataFile(target, block), block ? 3 * MIB : 0, data);
+                vols.add(new Vol(id, cap, staging, target, Data.sha256(data)));
             }
             driver.kill();
         }
@@ -94,7 +93,8 @@ class ReliabilityIT {
             for (Vol v : vols) {
                 stagePublish(csi, v.id(), v.cap(), v.staging(), v.target());
                 boolean block = v.cap().hasBlock();
-                assertEquals(v.sha(), sha(read(v.target(), block, 4 << 20)), "volume " + v.id() + " after the reboot");
+                byte[] back = Data.readAt(dataFile(v.target(), block), block ? 3 * MIB : 0, 4 << 20);
+                assertEquals(v.sha(), Data.sha256(back), "volume " + v.id() + " after the reboot");
                 verified += 4 << 20;
             }
             assertEquals(vols.size() * (4L << 20), verified);
@@ -230,27 +230,7 @@ class ReliabilityIT {
                 .setTargetPath(target.toString()).setVolumeCapability(cap).build());
     }
 
-    private static void write(Path target, boolean block, byte[] data) throws IOException {
-        Path f = block ? target : target.resolve("data.bin");
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE, StandardOpenOption.CREATE)) {
-            ch.write(ByteBuffer.wrap(data), block ? 3 * MIB : 0);
-            ch.force(true);
-        }
-    }
-
-    private static byte[] read(Path target, boolean block, int n) throws IOException {
-        Path f = block ? target : target.resolve("data.bin");
-        ByteBuffer buf = ByteBuffer.allocate(n);
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-            long off = block ? 3 * MIB : 0;
-            while (buf.hasRemaining() && ch.read(buf, off + buf.position()) > 0) {
-                // fill
-            }
-        }
-        return buf.array();
-    }
-
-    private static String sha(byte[] b) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+    private static Path dataFile(Path target, boolean block) {
+        return block ? target : target.resolve("data.bin");
     }
 }

@@ -1,5 +1,8 @@
 package io.loopcsi.csi;
 
+import static io.loopcsi.testing.Data.randomBytes;
+import static io.loopcsi.testing.Data.readAt;
+import static io.loopcsi.testing.Data.writeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,12 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
@@ -240,28 +240,5 @@ class VolumeLifecycleTest extends CsiTestBase {
         assertArrayEquals(data, readAt(target, 7 * Csi.MIB, data.length));
         unpublish(clone.getVolumeId(), target);
         unstage(clone.getVolumeId(), staging);
-    }
-
-    static byte[] randomBytes(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
-    static void writeAt(Path device, long offset, byte[] data) throws IOException {
-        try (FileChannel ch = FileChannel.open(device, StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.wrap(data), offset);
-            ch.force(true);
-        }
-    }
-
-    static byte[] readAt(Path device, long offset, int length) throws IOException {
-        ByteBuffer buf = ByteBuffer.allocate(length);
-        try (FileChannel ch = FileChannel.open(device, StandardOpenOption.READ)) {
-            while (buf.hasRemaining() && ch.read(buf, offset + buf.position()) > 0) {
-                // read until full
-            }
-        }
-        return buf.array();
     }
 }

@@ -2,9 +2,9 @@ package io.loopcsi.engine;
 
 import static io.loopcsi.engine.Rig.MIB;
 import static io.loopcsi.engine.Rig.expect;
-import static io.loopcsi.engine.Rig.randomBytes;
-import static io.loopcsi.engine.Rig.readAt;
-import static io.loopcsi.engine.Rig.writeAt;
+import static io.loopcsi.testing.Data.randomBytes;
+import static io.loopcsi.testing.Data.readAt;
+import static io.loopcsi.testing.Data.writeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,12 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.loopcsi.engine.EngineException.Kind;
-import io.loopcsi.testing.KernelCleanup;
 
 /**
  * The pool's home on a small filesystem made for the test (a 160 MiB ext4 image), with a pool
@@ -26,26 +24,19 @@ import io.loopcsi.testing.KernelCleanup;
  * write, bounds every admission, so what cannot fit fails cleanly and existing volumes can
  * still be written to their full size.
  */
-class HostFilesystemFullTest {
+class HostFilesystemFullTest extends KernelTestDirs {
 
     static final List<String> NO_FLAGS = List.of();
-    Path dir;
     Rig rig;
 
     @BeforeEach
     void smallHost() throws Exception {
-        dir = Files.createTempDirectory("loopcsi-hostfull-").toRealPath();
         Path img = dir.resolve("host.img");
         PoolDirectory.createSparse(img, 160 * MIB);
         Rig.RUNNER.run("mkfs.ext4", "-q", "-m", "0", img.toString());
         Path home = Files.createDirectories(dir.resolve("home"));
         Rig.RUNNER.run("mount", "-o", "loop", img.toString(), home.toString());
         rig = new Rig(home.resolve("pool"), 10 * Rig.GIB);
-    }
-
-    @AfterEach
-    void release() {
-        KernelCleanup.releaseAndDelete(dir);
     }
 
     @Test

@@ -5,10 +5,10 @@ import static io.loopcsi.engine.Rig.MIB;
 import static io.loopcsi.engine.Rig.blkidType;
 import static io.loopcsi.engine.Rig.expect;
 import static io.loopcsi.engine.Rig.mountsAt;
-import static io.loopcsi.engine.Rig.randomBytes;
-import static io.loopcsi.engine.Rig.readAt;
+import static io.loopcsi.testing.Data.randomBytes;
+import static io.loopcsi.testing.Data.readAt;
 import static io.loopcsi.engine.Rig.sha256;
-import static io.loopcsi.engine.Rig.writeAt;
+import static io.loopcsi.testing.Data.writeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -25,9 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,35 +32,17 @@ import io.loopcsi.engine.EngineException.Kind;
 import io.loopcsi.testing.KernelCleanup;
 
 /** The node side on real loop devices, real mkfs and real (bind) mounts. */
-class NodeVolumesTest {
+class NodeVolumesTest extends KernelTestDirs {
 
     private static final List<String> NO_FLAGS = List.of();
 
-    private static Path classDir;
-    private Path dir;
     private Rig rig;
     private NodeVolumes node;
 
-    @BeforeAll
-    static void makeClassDir() throws Exception {
-        classDir = Files.createTempDirectory(Path.of("/tmp"), "loopcsi-node-");
-    }
-
-    @AfterAll
-    static void removeClassDir() {
-        KernelCleanup.releaseAndDelete(classDir);
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        dir = Files.createTempDirectory(classDir, "t");
         rig = new Rig(dir.resolve("pool"), 64 * GIB);
         node = rig.node;
-    }
-
-    @AfterEach
-    void tearDown() {
-        KernelCleanup.releaseAndDelete(dir);
     }
 
     private Path staging(String name) {

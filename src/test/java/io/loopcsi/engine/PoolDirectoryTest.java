@@ -13,43 +13,21 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import io.loopcsi.testing.KernelCleanup;
 
-class PoolDirectoryTest {
+class PoolDirectoryTest extends KernelTestDirs {
 
-    private static Path classDir;
-    private Path dir;
     private Rig rig;
     private PoolDirectory pool;
 
-    @BeforeAll
-    static void makeClassDir() throws Exception {
-        classDir = Files.createTempDirectory(Path.of("/tmp"), "loopcsi-pool-");
-    }
-
-    @AfterAll
-    static void removeClassDir() {
-        KernelCleanup.releaseAndDelete(classDir);
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        dir = Files.createTempDirectory(classDir, "t");
         rig = new Rig(dir.resolve("pool"), 16 * GIB);
         pool = rig.pool;
-    }
-
-    @AfterEach
-    void tearDown() {
-        KernelCleanup.releaseAndDelete(dir);
     }
 
     private static VolumeMeta meta(String name, long bytes) {

@@ -4,19 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 
 import org.junit.jupiter.api.function.Executable;
+
+import io.loopcsi.testing.Data;
 
 /** The engine's objects wired together on a pool directory, plus helpers the engine tests share. */
 final class Rig {
@@ -67,40 +63,8 @@ final class Rig {
         return Long.parseLong(f[0]) * Long.parseLong(f[1]);
     }
 
-    static byte[] randomBytes(int n, long seed) {
-        byte[] b = new byte[n];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
-    static void writeAt(Path file, long offset, byte[] data) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(data);
-            long pos = offset;
-            while (buf.hasRemaining()) {
-                pos += ch.write(buf, pos);
-            }
-            ch.force(true);
-        }
-    }
-
-    static byte[] readAt(Path file, long offset, int length) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer buf = ByteBuffer.allocate(length);
-            long pos = offset;
-            while (buf.hasRemaining()) {
-                int n = ch.read(buf, pos);
-                if (n < 0) {
-                    break;
-                }
-                pos += n;
-            }
-            return buf.array();
-        }
-    }
-
     static String sha256(Path file) throws Exception {
-        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+        return Data.sha256(Files.readAllBytes(file));
     }
 
     /** Mounts (topmost first excluded) whose mount point is exactly this path. */

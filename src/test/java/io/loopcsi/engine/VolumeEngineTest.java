@@ -4,9 +4,9 @@ import static io.loopcsi.engine.Rig.GIB;
 import static io.loopcsi.engine.Rig.MIB;
 import static io.loopcsi.engine.Rig.allocatedBytes;
 import static io.loopcsi.engine.Rig.expect;
-import static io.loopcsi.engine.Rig.randomBytes;
-import static io.loopcsi.engine.Rig.readAt;
-import static io.loopcsi.engine.Rig.writeAt;
+import static io.loopcsi.testing.Data.randomBytes;
+import static io.loopcsi.testing.Data.readAt;
+import static io.loopcsi.testing.Data.writeAt;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,42 +24,20 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.loopcsi.engine.EngineException.Kind;
-import io.loopcsi.testing.KernelCleanup;
 
-class VolumeEngineTest {
+class VolumeEngineTest extends KernelTestDirs {
 
-    private static Path classDir;
-    private Path dir;
     private Rig rig;
     private VolumeEngine engine;
 
-    @BeforeAll
-    static void makeClassDir() throws Exception {
-        classDir = Files.createTempDirectory(Path.of("/tmp"), "loopcsi-engine-");
-    }
-
-    @AfterAll
-    static void removeClassDir() {
-        KernelCleanup.releaseAndDelete(classDir);
-    }
-
     @BeforeEach
     void setUp() throws Exception {
-        dir = Files.createTempDirectory(classDir, "t");
         rig = new Rig(dir.resolve("pool"), 4 * GIB);
         engine = rig.engine;
-    }
-
-    @AfterEach
-    void tearDown() {
-        KernelCleanup.releaseAndDelete(dir);
     }
 
     private static CreateRequest req(String name, long required, long limit, VolumeMode mode, String fs) {

@@ -12,21 +12,12 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.loopcsi.engine.EngineException.Kind;
-import io.loopcsi.testing.KernelCleanup;
 
 /** One operation per volume at a time: a second one is ABORTED and changes nothing; other volumes go on. */
-class VolumeLocksTest {
-
-    Path dir;
-
-    @AfterEach
-    void clean() {
-        KernelCleanup.releaseAndDelete(dir);
-    }
+class VolumeLocksTest extends KernelTestDirs {
 
     /** Runs call on another thread (the lock is reentrant for its holder) and rethrows what it threw. */
     private static void onAnotherThread(Runnable call) throws Throwable {
@@ -42,7 +33,6 @@ class VolumeLocksTest {
 
     @Test
     void aCallOnABusyVolumeIsAbortedAndOthersProceed() throws Throwable {
-        dir = Files.createTempDirectory("loopcsi-locks-");
         Rig r = new Rig(dir.resolve("pool"), 4 * Rig.GIB);
         VolumeMeta busy = r.block("busy", 8 * MIB);
         VolumeMeta free = r.block("free", 8 * MIB);
