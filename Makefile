@@ -1,4 +1,4 @@
-# loopcsi: `make run` serves the standalone driver, `make test` runs every test.
+# loopcsi: `make run` serves the standalone driver, `make test` runs every test, `make bench` the benchmarks.
 SHELL := /bin/bash
 MVN := ./mvnw -B
 ENDPOINT ?= unix://./run/csi.sock
@@ -7,7 +7,7 @@ CAPACITY ?= 20Gi
 APP := target/quarkus-app/quarkus-run.jar
 SOURCES := pom.xml $(shell find proto src/main -type f 2>/dev/null)
 
-.PHONY: build run test demo native native-check clean
+.PHONY: build run test demo bench native native-check clean
 
 build: $(APP)
 
@@ -26,6 +26,11 @@ test:
 
 demo: $(APP)
 	bash src/main/sh/demo.sh $(ENDPOINT)
+
+# Benchmarks (never part of `make test`): table on stdout, JSON in target/bench/results.json.
+# Sizes: BENCH_STARTS=10 BENCH_CHURN=300 BENCH_LIFECYCLE=5 BENCH_VOLUMES=1000 ...; see docs/performance.md.
+bench: $(APP)
+	bash bench/run.sh
 
 # Native executable (needs GraalVM/Mandrel); native-check analyses it where none is installed.
 native:

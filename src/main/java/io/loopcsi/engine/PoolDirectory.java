@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Predicate;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,6 +33,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  * The metadata file is the commit point: an image without metadata is a leftover of an
  * interrupted create (or delete) and is never served. IDs are checked against their alphabet
  * before any path is built.
+ *
+ * <p>The files are the source of truth. So that listing and capacity do not re-read and parse
+ * every metadata file on every call (O(n) per create, O(n²) for n creates), committed metadata is
+ * also kept in memory: an index loaded from the files on first use and updated by this class's
+ * own writes and deletes once they are on disk. Any failed write or delete drops the index, and
+ * the next reader loads it again from the files.
  */
 public class PoolDirectory {
 
@@ -43,6 +51,64 @@ public class PoolDirectory {
     private final Path snapshots;
     private final ObjectMapper json = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private final Index<VolumeMeta> volumeIndex;
+    private final Index<SnapshotMeta> snapshotIndex;
+
+    /**
+     * Committed metadata of one directory by ID, sorted. Loaded lazily from the files; every
+     * change is applied after it is on disk, under the same monitor as the load, so a load that
+     * races a write or delete never keeps a stale entry.
+     */
+    private final class Index<T> {
+        private final Path dir;
+        private final Class<T> type;
+        private final Predicate<String> isId;
+        /** null until loaded, and again after a failure. */
+        private volatile ConcurrentSkipListMap<String, T> entries;
+
+        Index(Path dir, Class<T> type, Predicate<String> isId) {
+            this.dir = dir;
+            this.type = type;
+            this.isId = isId;
+        }
+
+        ConcurrentSkipListMap<String, T> entries() {
+            ConcurrentSkipListMap<String, T> m = entries;
+            if (m == null) {
+                synchronized (this) {
+                    m = entries;
+                    if (m == null) {
+                        m = new ConcurrentSkipListMap<>(scan(dir, type, isId));
+                        entries = m;
+                    }
+                }
+            }
+            return m;
+        }
+
+        /** The entry when the index is loaded; null when the caller must read the file. */
+        Optional<T> lookup(String id) {
+            ConcurrentSkipListMap<String, T> m = entries;
+            return m == null ? null : Optional.ofNullable(m.get(id));
+        }
+
+        synchronized void put(String id, T value) {
+            if (entries != null) {
+                entries.put(id, value);
+            }
+        }
+
+        synchronized void remove(String id) {
+            if (entries != null) {
+                entries.remove(id);
+            }
+        }
+
+        /** After a failure the disk state is unknown: the next reader loads it again. */
+        synchronized void invalidate() {
+            entries = null;
+        }
+    }
 
     public PoolDirectory(Path dir) {
         try {
@@ -50,6 +116,8 @@ public class PoolDirectory {
             this.root = dir.toRealPath();
             this.volumes = Files.createDirectories(root.resolve("volumes"));
             this.snapshots = Files.createDirectories(root.resolve("snapshots"));
+            this.volumeIndex = new Index<>(volumes, VolumeMeta.class, Ids::isVolumeId);
+            this.snapshotIndex = new Index<>(snapshots, SnapshotMeta.class, Ids::isSnapshotId);
         } catch (IOException e) {
             throw new IllegalStateException("cannot use pool directory " + dir + ": " + e.getMessage(), e);
         }
@@ -73,19 +141,31 @@ public class PoolDirectory {
     }
 
     public Optional<VolumeMeta> readVolume(String id) {
-        return read(volumes.resolve(Ids.requireVolumeId(id) + META), VolumeMeta.class);
+        Optional<VolumeMeta> known = volumeIndex.lookup(Ids.requireVolumeId(id));
+        return known != null ? known : read(volumes.resolve(id + META), VolumeMeta.class);
     }
 
     public Optional<SnapshotMeta> readSnapshot(String id) {
-        return read(snapshots.resolve(Ids.requireSnapshotId(id) + META), SnapshotMeta.class);
+        Optional<SnapshotMeta> known = snapshotIndex.lookup(Ids.requireSnapshotId(id));
+        return known != null ? known : read(snapshots.resolve(id + META), SnapshotMeta.class);
     }
 
     public void writeVolume(VolumeMeta meta) {
-        writeAtomically(volumes.resolve(Ids.requireVolumeId(meta.id()) + META), meta);
+        write(volumeIndex, volumes.resolve(Ids.requireVolumeId(meta.id()) + META), meta.id(), meta);
     }
 
     public void writeSnapshot(SnapshotMeta meta) {
-        writeAtomically(snapshots.resolve(Ids.requireSnapshotId(meta.id()) + META), meta);
+        write(snapshotIndex, snapshots.resolve(Ids.requireSnapshotId(meta.id()) + META), meta.id(), meta);
+    }
+
+    private <T> void write(Index<T> index, Path target, String id, T meta) {
+        try {
+            writeAtomically(target, meta);
+        } catch (RuntimeException e) {
+            index.invalidate();
+            throw e;
+        }
+        index.put(id, meta);
     }
 
     /** Removes the metadata (the commit point of a delete), then the image. */
@@ -95,20 +175,38 @@ public class PoolDirectory {
 
     /** As {@link #deleteVolume(String)}, running afterCommit between the two steps (for fail points). */
     public void deleteVolume(String id, Runnable afterCommit) {
-        deleteCommitted(volumes.resolve(Ids.requireVolumeId(id) + META), volumeImage(id), afterCommit);
+        deleteCommitted(volumeIndex, id, volumes.resolve(Ids.requireVolumeId(id) + META), volumeImage(id), afterCommit);
     }
 
     public void deleteSnapshot(String id) {
-        deleteCommitted(snapshots.resolve(Ids.requireSnapshotId(id) + META), snapshotImage(id), () -> { });
+        deleteCommitted(snapshotIndex, id, snapshots.resolve(Ids.requireSnapshotId(id) + META), snapshotImage(id), () -> { });
     }
 
     /** Every committed volume, sorted by ID. */
     public List<VolumeMeta> listVolumes() {
-        return list(volumes, VolumeMeta.class, Ids::isVolumeId);
+        return new ArrayList<>(volumeIndex.entries().values());
     }
 
     public List<SnapshotMeta> listSnapshots() {
-        return list(snapshots, SnapshotMeta.class, Ids::isSnapshotId);
+        return new ArrayList<>(snapshotIndex.entries().values());
+    }
+
+    /** Sum of the capacities of every committed volume, without copying the list. */
+    public long volumeBytes() {
+        long sum = 0;
+        for (VolumeMeta v : volumeIndex.entries().values()) {
+            sum += v.capacityBytes();
+        }
+        return sum;
+    }
+
+    /** Sum of the sizes of every committed snapshot. */
+    public long snapshotBytes() {
+        long sum = 0;
+        for (SnapshotMeta s : snapshotIndex.entries().values()) {
+            sum += s.sizeBytes();
+        }
+        return sum;
     }
 
     /** Creates a sparse file of the given size at path (replacing it), fsynced. */
@@ -181,20 +279,23 @@ public class PoolDirectory {
         }
     }
 
-    private void deleteCommitted(Path meta, Path image, Runnable afterCommit) {
+    private <T> void deleteCommitted(Index<T> index, String id, Path meta, Path image, Runnable afterCommit) {
         try {
             if (Files.deleteIfExists(meta)) {
                 fsyncDir(meta.getParent());
             }
+            index.remove(id);
             afterCommit.run();
             Files.deleteIfExists(image);
             Files.deleteIfExists(tempOf(image));
         } catch (IOException e) {
+            index.invalidate();
             throw EngineException.internal("cannot delete " + image + ": " + e.getMessage(), e);
         }
     }
 
-    private <T> List<T> list(Path dir, Class<T> type, java.util.function.Predicate<String> isId) {
+    /** Reads every metadata file of dir, by ID. */
+    private <T> TreeMap<String, T> scan(Path dir, Class<T> type, Predicate<String> isId) {
         TreeMap<String, T> found = new TreeMap<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + META)) {
             for (Path p : ds) {
@@ -207,6 +308,6 @@ public class PoolDirectory {
         } catch (IOException e) {
             throw EngineException.internal("cannot list " + dir + ": " + e.getMessage(), e);
         }
-        return new ArrayList<>(found.values());
+        return found;
     }
 }

@@ -80,6 +80,26 @@ class PoolDirectoryTest extends KernelTestDirs {
     }
 
     @Test
+    void theInMemoryIndexStaysInStepWithTheFiles() throws Exception {
+        VolumeMeta a = meta("idx-a", MIB);
+        pool.writeVolume(a);
+        assertEquals(List.of(a), pool.listVolumes()); // loads the index
+        VolumeMeta b = meta("idx-b", 2 * MIB);
+        pool.writeVolume(b);
+        VolumeMeta grown = a.withCapacity(4 * MIB);
+        pool.writeVolume(grown);
+        pool.deleteVolume(b.id());
+        assertEquals(List.of(grown), pool.listVolumes());
+        assertEquals(Optional.of(grown), pool.readVolume(a.id()));
+        assertEquals(Optional.empty(), pool.readVolume(b.id()));
+        assertEquals(4 * MIB, pool.volumeBytes());
+        // the files say the same: a fresh process (a new PoolDirectory) finds exactly what the index holds
+        PoolDirectory again = new PoolDirectory(pool.root());
+        assertEquals(pool.listVolumes(), again.listVolumes());
+        assertEquals(List.of(a.id() + ".json"), files("volumes"));
+    }
+
+    @Test
     void listingIsSortedByIdAndIgnoresForeignFiles() throws Exception {
         for (String n : List.of("zeta", "alpha", "mid", "b", "q")) {
             pool.writeVolume(meta(n, MIB));

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# `make bench`: compiles the harness (bench/src/main/java) against the packaged driver's class
+# path and runs every benchmark. Table on stdout, JSON in target/bench/results.json.
+# Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE,
+# BENCH_ONLY=startup,churn,lifecycle,scale, BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# BENCH_APP: a saved target/quarkus-app to measure instead (e.g. the build before a change)
+app=${BENCH_APP:-target/quarkus-app}
+[ -f "$app/quarkus-run.jar" ] || { echo "bench: $app missing; run make build" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || { echo "bench: needs root (loop devices, mkfs, mount)" >&2; exit 1; }
+cp="$app/app/*:$app/lib/main/*"
+classes=target/bench/classes
+rm -rf "$classes"
+mkdir -p "$classes"
+javac -nowarn -d "$classes" -cp "$cp" $(find bench/src/main/java -name '*.java')
+exec java -XX:+UseSerialGC -cp "$classes:$cp" -Dorg.jboss.logging.provider=jdk io.loopcsi.bench.Bench "$@"
