@@ -7,7 +7,7 @@ CAPACITY ?= 20Gi
 APP := target/quarkus-app/quarkus-run.jar
 SOURCES := pom.xml $(shell find proto src/main -type f 2>/dev/null)
 
-.PHONY: build run test demo native native-check clean
+.PHONY: build run test test-kube manifests crds demo native native-check clean
 
 build: $(APP)
 
@@ -23,6 +23,16 @@ run: $(APP)
 
 test:
 	$(MVN) verify
+
+# The same, with the operator's real-server tests against a throw-away kube-apiserver 1.20
+# (../shared/tools/kube-testenv; what CI runs).
+test-kube:
+	bash .ci/kube-test.sh $(MVN) verify
+
+# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml)
+# from the code; `make test` fails while they differ.
+manifests crds:
+	$(MVN) -q verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=GeneratedManifestsIT -Dloopcsi.update-manifests=true
 
 demo: $(APP)
 	bash src/main/sh/demo.sh $(ENDPOINT)
