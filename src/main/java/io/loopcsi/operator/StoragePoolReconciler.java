@@ -14,8 +14,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -40,8 +42,7 @@ import io.loopcsi.operator.dependents.NodeClusterRoleBindingDependent;
 import io.loopcsi.operator.dependents.NodeClusterRoleDependent;
 import io.loopcsi.operator.dependents.NodeDaemonSetDependent;
 import io.loopcsi.operator.dependents.NodeServiceAccountDependent;
-import io.loopcsi.operator.dependents.ServiceMonitorCrdPresent;
-import io.loopcsi.operator.dependents.ServiceMonitorDependent;
+import io.loopcsi.operator.dependents.ServiceMonitorApplier;
 import io.loopcsi.operator.dependents.StorageClassesDependent;
 import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ControllerDeployment;
@@ -69,24 +70,24 @@ import io.loopcsi.operator.status.PoolVolumes;
  * Once none remain, the finalizer goes and Kubernetes garbage-collects the owned objects.
  * Nothing ever deletes backing data on the nodes.
  */
-@Workflow(explicitInvocation = true, dependents = {
+@Workflow(explicitInvocation = true, handleExceptionsInReconciler = true, dependents = {
         @Dependent(name = "csi-driver", type = CsiDriverDependent.class),
         @Dependent(name = "controller-sa", type = ControllerServiceAccountDependent.class),
         @Dependent(name = "node-sa", type = NodeServiceAccountDependent.class),
         @Dependent(name = "controller-clusterrole", type = ControllerClusterRoleDependent.class),
         @Dependent(name = "node-clusterrole", type = NodeClusterRoleDependent.class),
-        @Dependent(name = "controller-clusterrolebinding", type = ControllerClusterRoleBindingDependent.class),
-        @Dependent(name = "node-clusterrolebinding", type = NodeClusterRoleBindingDependent.class),
+        // a binding refers to its role: the API server checks the role's rules when the binding is made
+        @Dependent(name = "controller-clusterrolebinding", type = ControllerClusterRoleBindingDependent.class,
+                dependsOn = { "controller-clusterrole", "controller-sa" }),
+        @Dependent(name = "node-clusterrolebinding", type = NodeClusterRoleBindingDependent.class, dependsOn = { "node-clusterrole", "node-sa" }),
         @Dependent(name = "controller-role", type = ControllerRoleDependent.class),
-        @Dependent(name = "controller-rolebinding", type = ControllerRoleBindingDependent.class),
+        @Dependent(name = "controller-rolebinding", type = ControllerRoleBindingDependent.class, dependsOn = { "controller-role", "controller-sa" }),
         @Dependent(name = "controller", type = ControllerDeploymentDependent.class,
                 dependsOn = { "controller-sa", "controller-clusterrolebinding", "controller-rolebinding", "csi-driver" }),
         @Dependent(name = "node", type = NodeDaemonSetDependent.class,
                 dependsOn = { "node-sa", "node-clusterrolebinding", "csi-driver" }),
         @Dependent(name = "storage-classes", type = StorageClassesDependent.class, dependsOn = "csi-driver"),
         @Dependent(name = "metrics-service", type = MetricsServiceDependent.class),
-        @Dependent(name = "service-monitor", type = ServiceMonitorDependent.class, dependsOn = "metrics-service",
-                activationCondition = ServiceMonitorCrdPresent.class),
 })
 @ControllerConfiguration(name = StoragePoolReconciler.NAME)
 // Beyond the rules QOSDK derives from the dependents: PersistentVolumes (deletion hold, status)
@@ -107,14 +108,17 @@ import io.loopcsi.operator.status.PoolVolumes;
 @RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
     public static final String NAME = "storagepool";
     /** Longest pool name whose derived object names stay valid (a Service name is at most 63 characters). */
     public static final int MAX_NAME = 63 - "loopcsi--metrics".length();
     private static final Duration RECHECK = Duration.ofSeconds(30);
+    private static final Duration PROBLEM_RECHECK = Duration.ofSeconds(10);
     private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
     private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
+    private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
 
     @Override
     public UpdateControl<StoragePool> reconcile(StoragePool pool, Context<StoragePool> context) {
@@ -134,11 +138,29 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
             }
         }
         if (problem == null) {
-            WorkflowReconcileResult result = context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
-            if (result.erroredDependentsExist()) {
+            // an explicitly invoked workflow throws what its dependents threw: that is reported in
+            // status (Degraded) and retried at the next reconcile, instead of only being logged
+            try {
+                WorkflowReconcileResult result = context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+                if (result.erroredDependentsExist()) {
+                    problem = result.getErroredDependents().entrySet().stream()
+                            .map(e -> e.getKey().name() + ": " + e.getValue().getMessage()).collect(Collectors.joining("; "));
+                }
+            } catch (AggregatedOperatorException e) {
+                e.getAggregatedExceptions().values().forEach(x -> LOG.debug("dependent failed", x));
+                problem = e.getAggregatedExceptions().entrySet().stream()
+                        .map(x -> x.getKey() + ": " + x.getValue().getMessage()).collect(Collectors.joining("; "));
+            }
+            if (problem == null) {
+                try {
+                    serviceMonitor.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "service-monitor: " + e.getMessage();
+                }
+            }
+            if (problem != null) {
                 problemReason = "ApplyFailed";
-                problem = result.getErroredDependents().entrySet().stream()
-                        .map(e -> e.getKey().name() + ": " + e.getValue().getMessage()).collect(Collectors.joining("; "));
+                LOG.warnf("StoragePool %s: %s", pool.getMetadata().getName(), problem);
             }
         }
         Deployment controller = context.getSecondaryResource(Deployment.class).orElse(null);
@@ -149,7 +171,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 Instant.now());
         recordTransition(client, pool, previous, next);
         pool.setStatus(next);
-        return UpdateControl.patchStatus(pool).rescheduleAfter(RECHECK);
+        return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
     }
 
     @Override

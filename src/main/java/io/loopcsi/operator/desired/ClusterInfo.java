@@ -7,9 +7,11 @@ package io.loopcsi.operator.desired;
  *
  * @param csiStorageCapacity the server serves CSIStorageCapacity (any version): CSIDriver.storageCapacity is kept
  * @param fsGroupPolicy      CSIDriver.fsGroupPolicy is served (1.20+)
+ * @param serverSideApplyGa  server-side apply is GA (1.22+); before, creating a Service by apply fails
+ *                           ("resourceVersion should not be set on objects to be created", seen on 1.20)
  */
-public record ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy) {
+public record ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy, boolean serverSideApplyGa) {
 
     /** A current Kubernetes (1.24+): everything is served. */
-    public static final ClusterInfo CURRENT = new ClusterInfo(true, true);
+    public static final ClusterInfo CURRENT = new ClusterInfo(true, true, true);
 }

@@ -43,7 +43,10 @@ public final class StorageClasses {
         if (c.getVolumeMode() != VolumeMode.Block) {
             params.put(FSTYPE_PARAMETER, fsType(pool, c).name());
         }
-        Map<String, String> annotations = Boolean.TRUE.equals(c.getIsDefault()) ? Map.of(DEFAULT_CLASS_ANNOTATION, "true") : null;
+        Map<String, String> annotations = new LinkedHashMap<>();
+        if (Boolean.TRUE.equals(c.getIsDefault())) {
+            annotations.put(DEFAULT_CLASS_ANNOTATION, "true");
+        }
         return new StorageClassBuilder()
                 .withNewMetadata().withName(c.getName()).withLabels(PoolNames.labels(pool)).withAnnotations(annotations).endMetadata()
                 .withProvisioner(pool.driverName())

@@ -27,7 +27,7 @@ class CsiDriverSpecTest {
 
     @Test
     void fieldsTheServerDoesNotServeAreLeftOut() {
-        CSIDriver d = CsiDriverSpec.desired(Pools.minimal("fast"), new ClusterInfo(false, false));
+        CSIDriver d = CsiDriverSpec.desired(Pools.minimal("fast"), new ClusterInfo(false, false, false));
         assertNull(d.getSpec().getStorageCapacity());
         assertNull(d.getSpec().getFsGroupPolicy());
     }

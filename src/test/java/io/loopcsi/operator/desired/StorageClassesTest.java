@@ -2,7 +2,6 @@ package io.loopcsi.operator.desired;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -27,7 +26,7 @@ class StorageClassesTest {
         assertTrue(fast.getAllowVolumeExpansion());
         var block = m.get("fast-block");
         assertFalse(block.getParameters().containsKey(StorageClasses.FSTYPE_PARAMETER));
-        assertNull(block.getMetadata().getAnnotations());
+        assertFalse(block.getMetadata().getAnnotations().containsKey(StorageClasses.DEFAULT_CLASS_ANNOTATION));
     }
 
     @Test
