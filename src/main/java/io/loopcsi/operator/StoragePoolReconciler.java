@@ -108,7 +108,8 @@ import io.loopcsi.operator.status.PoolVolumes;
 @RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
-@RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "patch" })
+// server-side apply that creates an object needs create as well as patch
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
     public static final String NAME = "storagepool";

@@ -5,6 +5,7 @@ import java.util.Optional;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
@@ -37,10 +38,18 @@ public class ServiceMonitorApplier {
         desired.getMetadata().setOwnerReferences(java.util.List.of(new OwnerReferenceBuilder().withApiVersion(pool.getApiVersion())
                 .withKind(pool.getKind()).withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid())
                 .withController(true).withBlockOwnerDeletion(false).build()));
-        GenericKubernetesResource applied = resource(client, desired.getMetadata().getName())
-                .patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager("loopcsi-operator").withForce(true)
-                        .build(), desired);
-        return Optional.of(applied);
+        try {
+            GenericKubernetesResource applied = resource(client, desired.getMetadata().getName())
+                    .patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager("loopcsi-operator")
+                            .withForce(true).build(), desired);
+            return Optional.of(applied);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                crd.forget(); // the CRD went away: nothing to write any more
+                return Optional.empty();
+            }
+            throw e;
+        }
     }
 
     private static io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource> resource(KubernetesClient client, String name) {

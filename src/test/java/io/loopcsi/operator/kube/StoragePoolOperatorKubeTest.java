@@ -200,6 +200,25 @@ class StoragePoolOperatorKubeTest {
     @Test
     @Order(3)
     void specChangesRollThrough() {
+        // the Prometheus Operator's CRD appears: the next reconcile also writes a ServiceMonitor
+        Kubectl.apply("""
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: servicemonitors.monitoring.coreos.com}
+                spec:
+                  group: monitoring.coreos.com
+                  scope: Namespaced
+                  names: {kind: ServiceMonitor, plural: servicemonitors, singular: servicemonitor, listKind: ServiceMonitorList}
+                  versions:
+                    - name: v1
+                      served: true
+                      storage: true
+                      schema:
+                        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                """);
+        await("ServiceMonitor CRD established", () -> admin.apiextensions().v1().customResourceDefinitions()
+                .withName("servicemonitors.monitoring.coreos.com").get().getStatus().getConditions().stream()
+                .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
         Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
                 {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
                           "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}
@@ -210,6 +229,9 @@ class StoragePoolOperatorKubeTest {
                 .withName("loopcsi-local-controller").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
         await("removed StorageClass deleted", () -> admin.storage().v1().storageClasses().withName("loopcsi-block").get() == null);
         assertNotNull(admin.storage().v1().storageClasses().withName("loopcsi-xfs").get());
+        var monitor = await("ServiceMonitor written once its CRD exists", () -> admin.genericKubernetesResources("monitoring.coreos.com/v1",
+                "ServiceMonitor").inNamespace(NS).withName("loopcsi-local-metrics").get());
+        assertEquals("StoragePool", monitor.getMetadata().getOwnerReferences().get(0).getKind());
         await("status observed generation 2", () -> Long.valueOf(2).equals(
                 admin.resources(StoragePool.class).withName(POOL).get().getStatus().getObservedGeneration()));
     }
@@ -270,7 +292,9 @@ class StoragePoolOperatorKubeTest {
         await("pool gone once its volumes are", () -> admin.resources(StoragePool.class).withName(POOL).get() == null);
         await("owned objects garbage-collected", () -> admin.storage().v1().csiDrivers().withName(DRIVER).get() == null
                 && admin.storage().v1().storageClasses().withName("loopcsi-xfs").get() == null
-                && admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-local-node").get() == null);
+                && admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-local-node").get() == null
+                && admin.genericKubernetesResources("monitoring.coreos.com/v1", "ServiceMonitor").inNamespace(NS)
+                        .withName("loopcsi-local-metrics").get() == null);
         assertNotNull(admin.storage().v1().storageClasses().withName("taken").get());
         assertTrue(Files.exists(Path.of("examples/storagepool.yaml")));
     }
