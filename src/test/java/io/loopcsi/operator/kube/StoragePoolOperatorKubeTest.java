@@ -67,8 +67,13 @@ class StoragePoolOperatorKubeTest {
 
     @BeforeAll
     static void installAndStartTheOperator() {
-        assumeTrue("1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null,
-                "no test cluster: set LOOPCSI_KUBE_TEST=1 and KUBECONFIG (make test-kube / .ci/run start kube-testenv)");
+        boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
+        if (!configured) {
+            // surefire does not show why a class was skipped in @BeforeAll: say it here
+            System.out.println("SKIPPED StoragePoolOperatorKubeTest: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset);"
+                    + " run `make test-kube` (what .ci/run does) to run the operator against a real API server");
+        }
+        assumeTrue(configured, "no test cluster: set LOOPCSI_KUBE_TEST=1 and KUBECONFIG (make test-kube / .ci/run start kube-testenv)");
         Kubectl.ok("apply", "-k", "kubernetes/");
         admin = new KubernetesClientBuilder().build();
         await("CRD established", () -> admin.apiextensions().v1().customResourceDefinitions().withName("storagepools.loopcsi.io").get()
