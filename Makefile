@@ -7,7 +7,7 @@ CAPACITY ?= 20Gi
 APP := target/quarkus-app/quarkus-run.jar
 SOURCES := pom.xml $(shell find proto src/main -type f 2>/dev/null)
 
-.PHONY: build run test demo bench native native-check clean
+.PHONY: build run test test-kube manifests crds demo bench native native-check clean
 
 build: $(APP)
 
@@ -21,8 +21,21 @@ run: $(APP)
 	@echo "In another terminal:  ./loopcsi csc identity plugin-info --endpoint $(ENDPOINT)   (or: make demo)"
 	./loopcsi standalone --endpoint $(ENDPOINT) --data-dir $(DATA) --capacity $(CAPACITY)
 
+# Every test. With ../shared/tools/kube-testenv beside the clone (as in CI) the operator's
+# real-server tests run against a throw-away kube-apiserver 1.20; without it they are skipped
+# (and say so).
 test:
-	$(MVN) verify
+	@if [ -f "$${KUBE_TESTENV:-../shared/tools/kube-testenv}" ]; then bash .ci/kube-test.sh $(MVN) verify; \
+	else echo "no ../shared/tools/kube-testenv: the operator's real-server tests will be skipped"; $(MVN) verify; fi
+
+# The same, insisting on the real-server tests.
+test-kube:
+	bash .ci/kube-test.sh $(MVN) verify
+
+# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml)
+# from the code; `make test` fails while they differ.
+manifests crds:
+	$(MVN) -q verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=GeneratedManifestsIT -Dloopcsi.update-manifests=true
 
 demo: $(APP)
 	bash src/main/sh/demo.sh $(ENDPOINT)

@@ -29,6 +29,8 @@ public class Main {
             roles:
               standalone   CSI Identity + Controller + Node on one endpoint, volumes in a local directory (default)
               csc          the CSI client: loopcsi csc SERVICE VERB ... (loopcsi csc --help; run by the launcher script)
+              operator     reconciles StoragePools in the cluster of $KUBECONFIG / the pod's ServiceAccount;
+                           serves /q/health and /q/metrics over HTTP, no CSI
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
@@ -39,6 +41,11 @@ public class Main {
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
               --allowed-roots DIRS comma-separated directories staging/target paths must lie in (default /)
               -h, --help           this text
+
+            operator flags:
+              --http-address HOST:PORT  where /q/health and /q/metrics are served (default 0.0.0.0:8080)
+              --namespace NS            namespace of the pools' controller and node components
+                                        (default: $LOOPCSI_NAMESPACE, else loopcsi-system)
             """;
 
     private static final Map<String, String> FLAGS = Map.of(
@@ -58,6 +65,11 @@ public class Main {
         }
         if (rest.contains("-h") || rest.contains("--help") || role.equals("help")) {
             System.out.print(USAGE);
+            return;
+        }
+        if (role.equals("operator")) {
+            operatorProperties(rest).forEach(System::setProperty);
+            Quarkus.run(args);
             return;
         }
         if (!role.equals("standalone")) {
@@ -111,6 +123,44 @@ public class Main {
                 deleteQuietly(ep.socket());
             }
         }
+    }
+
+    /**
+     * Settings of the operator role: QOSDK started by OperatorRole, HTTP on TCP for health and
+     * metrics (the operator serves no CSI: no unix socket).
+     */
+    static Map<String, String> operatorProperties(List<String> flags) {
+        Map<String, String> p = new LinkedHashMap<>();
+        String http = "0.0.0.0:8080";
+        for (int i = 0; i < flags.size(); i++) {
+            String flag = flags.get(i);
+            String value = null;
+            int eq = flag.indexOf('=');
+            if (flag.startsWith("--") && eq > 0) {
+                value = flag.substring(eq + 1);
+                flag = flag.substring(0, eq);
+            } else if (i + 1 < flags.size()) {
+                value = flags.get(++i);
+            }
+            if (value == null) {
+                usageError(flag + " needs a value");
+            }
+            switch (flag) {
+                case "--http-address" -> http = value;
+                case "--namespace" -> p.put("loopcsi.operator.namespace", value);
+                default -> usageError("unknown operator flag " + flag);
+            }
+        }
+        Endpoint ep;
+        try {
+            ep = Endpoint.parse("tcp://" + http);
+        } catch (IllegalArgumentException e) {
+            usageError("--http-address: " + e.getMessage());
+            return p;
+        }
+        p.put("loopcsi.role", "operator");
+        p.putAll(serverProperties(ep));
+        return p;
     }
 
     /** Quarkus HTTP server settings that serve gRPC on the endpoint (and nowhere else). */

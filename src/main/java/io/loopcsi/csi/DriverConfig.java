@@ -10,6 +10,10 @@ import io.smallrye.config.WithDefault;
 @ConfigMapping(prefix = "loopcsi")
 public interface DriverConfig {
 
+    /** The role this process runs (set by the launcher): standalone serves CSI; operator serves no CSI at all. */
+    @WithDefault("standalone")
+    String role();
+
     /** CSI driver name, reported by GetPluginInfo. */
     @WithDefault("loopcsi.io")
     String driverName();

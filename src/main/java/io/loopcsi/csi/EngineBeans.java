@@ -48,9 +48,16 @@ public class EngineBeans {
         return new PoolDirectory(Path.of(config.dataDir()).toAbsolutePath());
     }
 
+    /**
+     * Application-scoped (a lazy proxy): the engine, and its recovery of the pool directory, is
+     * made at the first CSI call, so that a role serving no CSI (operator) never touches a pool.
+     */
     @Produces
-    @Singleton
+    @ApplicationScoped
     VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks) {
+        if (config.role().equals("operator")) {
+            throw new IllegalStateException("the operator role serves no CSI volumes");
+        }
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
                 new FailPoints(config.failPoints().orElse(java.util.Set.of())));
         engine.recover();

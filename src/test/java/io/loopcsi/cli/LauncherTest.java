@@ -64,4 +64,14 @@ class LauncherTest {
         assertEquals("4000", t.get("quarkus.http.port"));
         assertEquals("false", t.get("quarkus.http.domain-socket-enabled"));
     }
+
+    @Test
+    void theOperatorRoleServesHttpOnTcpAndNamesItsNamespace() {
+        var p = Main.operatorProperties(java.util.List.of("--namespace", "storage", "--http-address=127.0.0.1:9000"));
+        assertEquals("operator", p.get("loopcsi.role"));
+        assertEquals("storage", p.get("loopcsi.operator.namespace"));
+        assertEquals("true", p.get("quarkus.http.host-enabled"));
+        assertEquals("9000", p.get("quarkus.http.port"));
+        assertEquals("0.0.0.0", Main.operatorProperties(java.util.List.of()).get("quarkus.http.host"));
+    }
 }

@@ -1,0 +1,245 @@
+package io.loopcsi.operator;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.AggregatedOperatorException;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.Workflow;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
+import io.loopcsi.operator.api.StoragePool;
+import io.loopcsi.operator.api.StoragePoolStatus;
+import io.loopcsi.operator.dependents.ControllerClusterRoleBindingDependent;
+import io.loopcsi.operator.dependents.ControllerClusterRoleDependent;
+import io.loopcsi.operator.dependents.ControllerDeploymentDependent;
+import io.loopcsi.operator.dependents.ControllerRoleBindingDependent;
+import io.loopcsi.operator.dependents.ControllerRoleDependent;
+import io.loopcsi.operator.dependents.ControllerServiceAccountDependent;
+import io.loopcsi.operator.dependents.CsiDriverDependent;
+import io.loopcsi.operator.dependents.MetricsServiceDependent;
+import io.loopcsi.operator.dependents.NodeClusterRoleBindingDependent;
+import io.loopcsi.operator.dependents.NodeClusterRoleDependent;
+import io.loopcsi.operator.dependents.NodeDaemonSetDependent;
+import io.loopcsi.operator.dependents.NodeServiceAccountDependent;
+import io.loopcsi.operator.dependents.ServiceMonitorApplier;
+import io.loopcsi.operator.dependents.StorageClassesDependent;
+import io.loopcsi.operator.desired.ClusterInfo;
+import io.loopcsi.operator.desired.ControllerDeployment;
+import io.loopcsi.operator.desired.CsiDriverSpec;
+import io.loopcsi.operator.desired.CsiRbac;
+import io.loopcsi.operator.desired.MetricsService;
+import io.loopcsi.operator.desired.NodeDaemonSet;
+import io.loopcsi.operator.desired.StorageClasses;
+import io.loopcsi.operator.status.Conditions;
+import io.loopcsi.operator.status.OwnershipCheck;
+import io.loopcsi.operator.status.PoolEvents;
+import io.loopcsi.operator.status.PoolStatus;
+import io.loopcsi.operator.status.PoolVolumes;
+
+/**
+ * Rolls out a StoragePool's CSI components and reports on them.
+ *
+ * <p>Order of a reconcile: (1) refuse names taken by objects the pool does not own (the
+ * workflow would take them over with a forced server-side apply), (2) run the dependent
+ * workflow (explicit invocation, so (1) can stop it), (3) compute status and record an Event
+ * when Ready changes.
+ *
+ * <p>Deletion: the finalizer is kept while PersistentVolumes of the pool's driver exist; the
+ * components keep running so that those volumes can still be deleted through the driver.
+ * Once none remain, the finalizer goes and Kubernetes garbage-collects the owned objects.
+ * Nothing ever deletes backing data on the nodes.
+ */
+@Workflow(explicitInvocation = true, handleExceptionsInReconciler = true, dependents = {
+        @Dependent(name = "csi-driver", type = CsiDriverDependent.class),
+        @Dependent(name = "controller-sa", type = ControllerServiceAccountDependent.class),
+        @Dependent(name = "node-sa", type = NodeServiceAccountDependent.class),
+        @Dependent(name = "controller-clusterrole", type = ControllerClusterRoleDependent.class),
+        @Dependent(name = "node-clusterrole", type = NodeClusterRoleDependent.class),
+        // a binding refers to its role: the API server checks the role's rules when the binding is made
+        @Dependent(name = "controller-clusterrolebinding", type = ControllerClusterRoleBindingDependent.class,
+                dependsOn = { "controller-clusterrole", "controller-sa" }),
+        @Dependent(name = "node-clusterrolebinding", type = NodeClusterRoleBindingDependent.class, dependsOn = { "node-clusterrole", "node-sa" }),
+        @Dependent(name = "controller-role", type = ControllerRoleDependent.class),
+        @Dependent(name = "controller-rolebinding", type = ControllerRoleBindingDependent.class, dependsOn = { "controller-role", "controller-sa" }),
+        @Dependent(name = "controller", type = ControllerDeploymentDependent.class,
+                dependsOn = { "controller-sa", "controller-clusterrolebinding", "controller-rolebinding", "csi-driver" }),
+        @Dependent(name = "node", type = NodeDaemonSetDependent.class,
+                dependsOn = { "node-sa", "node-clusterrolebinding", "csi-driver" }),
+        @Dependent(name = "storage-classes", type = StorageClassesDependent.class, dependsOn = "csi-driver"),
+        @Dependent(name = "metrics-service", type = MetricsServiceDependent.class),
+})
+@ControllerConfiguration(name = StoragePoolReconciler.NAME)
+// Beyond the rules QOSDK derives from the dependents: PersistentVolumes (deletion hold, status)
+// and Events (about pools), then every rule the operator grants to a pool's components, which it
+// must hold itself (RBAC escalation prevention). OperatorRbacTest checks that these cover CsiRbac.
+@RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = { "get", "list", "watch", "create", "delete", "patch" })
+@RBACRule(apiGroups = "", resources = "events", verbs = { "get", "list", "watch", "create", "update", "patch" })
+@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch" })
+@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims/status" }, verbs = { "patch" })
+@RBACRule(apiGroups = "", resources = { "nodes", "pods" }, verbs = { "get", "list", "watch" })
+@RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments" }, verbs = { "get", "list", "watch" })
+@RBACRule(apiGroups = "storage.k8s.io", resources = "csistoragecapacities", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
+@RBACRule(apiGroups = "snapshot.storage.k8s.io", resources = { "volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents" },
+        verbs = { "get", "list", "watch", "create", "update", "delete", "patch" })
+@RBACRule(apiGroups = "snapshot.storage.k8s.io", resources = "volumesnapshotcontents/status", verbs = { "update", "patch" })
+@RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = { "volumegroupsnapshotclasses", "volumegroupsnapshotcontents" },
+        verbs = { "get", "list", "watch", "update", "patch" })
+@RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
+@RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
+@RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
+// server-side apply that creates an object needs create as well as patch
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "create", "patch" })
+public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
+
+    public static final String NAME = "storagepool";
+    /** Longest pool name whose derived object names stay valid (a Service name is at most 63 characters). */
+    public static final int MAX_NAME = 63 - "loopcsi--metrics".length();
+    private static final Duration RECHECK = Duration.ofSeconds(30);
+    private static final Duration PROBLEM_RECHECK = Duration.ofSeconds(10);
+    private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
+    private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
+    private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
+
+    @Override
+    public UpdateControl<StoragePool> reconcile(StoragePool pool, Context<StoragePool> context) {
+        KubernetesClient client = context.getClient();
+        String ns = OperatorSettings.namespace();
+        String problemReason = null;
+        String problem = null;
+        if (pool.getMetadata().getName().length() > MAX_NAME) {
+            problemReason = "InvalidName";
+            problem = "pool name is longer than " + MAX_NAME + " characters; the names derived from it would be invalid";
+        } else {
+            List<String> foreign = OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client)));
+            if (!foreign.isEmpty()) {
+                problemReason = "NameConflict";
+                problem = "not taking over objects this pool does not own: " + String.join(", ", foreign)
+                        + "; rename them in the spec or delete them";
+            }
+        }
+        if (problem == null) {
+            // an explicitly invoked workflow throws what its dependents threw: that is reported in
+            // status (Degraded) and retried at the next reconcile, instead of only being logged
+            try {
+                WorkflowReconcileResult result = context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+                if (result.erroredDependentsExist()) {
+                    problem = result.getErroredDependents().entrySet().stream()
+                            .map(e -> e.getKey().name() + ": " + e.getValue().getMessage()).collect(Collectors.joining("; "));
+                }
+            } catch (AggregatedOperatorException e) {
+                e.getAggregatedExceptions().values().forEach(x -> LOG.debug("dependent failed", x));
+                problem = e.getAggregatedExceptions().entrySet().stream()
+                        .map(x -> x.getKey() + ": " + x.getValue().getMessage()).collect(Collectors.joining("; "));
+            }
+            if (problem == null) {
+                try {
+                    serviceMonitor.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "service-monitor: " + e.getMessage();
+                }
+            }
+            if (problem != null) {
+                problemReason = "ApplyFailed";
+                LOG.warnf("StoragePool %s: %s", pool.getMetadata().getName(), problem);
+            }
+        }
+        Deployment controller = context.getSecondaryResource(Deployment.class).orElse(null);
+        DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
+        PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
+        StoragePoolStatus previous = pool.getStatus();
+        StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem),
+                Instant.now());
+        recordTransition(client, pool, previous, next);
+        pool.setStatus(next);
+        return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
+    }
+
+    @Override
+    public DeleteControl cleanup(StoragePool pool, Context<StoragePool> context) {
+        KubernetesClient client = context.getClient();
+        PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
+        if (volumes.count() == 0) {
+            LOG.infof("StoragePool %s: no PersistentVolumes of %s left, releasing it (backing data on the nodes is kept)",
+                    pool.getMetadata().getName(), pool.driverName());
+            return DeleteControl.defaultDelete();
+        }
+        String message = "deletion held: " + volumes.count() + " PersistentVolume(s) of driver " + pool.driverName() + " still exist: "
+                + volumes.describe(10) + "; delete them (or their claims) first";
+        StoragePoolStatus status = pool.getStatus() == null ? new StoragePoolStatus() : pool.getStatus();
+        boolean changed = !Conditions.find(status.getConditions(), Conditions.READY).map(c -> message.equals(c.getMessage())).orElse(false);
+        if (changed) {
+            Instant now = Instant.now();
+            Long gen = pool.getMetadata().getGeneration();
+            status.setConditions(Conditions.set(status.getConditions(), Conditions.READY, false, "DeletionBlocked", message, gen, now));
+            status.setConditions(Conditions.set(status.getConditions(), Conditions.PROGRESSING, false, "DeletionBlocked", message, gen, now));
+            status.setVolumes(volumes.count());
+            patchStatus(client, pool, status);
+            PoolEvents.warning(client, pool, "DeletionBlocked", message);
+        }
+        return DeleteControl.noFinalizerRemoval().rescheduleAfter(DELETION_RECHECK);
+    }
+
+    /** Every single-named object the pool wants, for the ownership check (StorageClasses included). */
+    static List<HasMetadata> namedObjects(StoragePool pool, String ns, ClusterInfo cluster) {
+        List<HasMetadata> all = new ArrayList<>();
+        all.add(CsiDriverSpec.desired(pool, cluster));
+        for (String c : List.of(CsiRbac.CONTROLLER, CsiRbac.NODE)) {
+            all.add(CsiRbac.serviceAccount(pool, ns, c));
+            all.add(CsiRbac.clusterRole(pool, c));
+            all.add(CsiRbac.clusterRoleBinding(pool, ns, c));
+        }
+        all.add(CsiRbac.controllerRole(pool, ns));
+        all.add(CsiRbac.controllerRoleBinding(pool, ns));
+        all.add(ControllerDeployment.desired(pool, ns));
+        all.add(NodeDaemonSet.desired(pool, ns));
+        all.add(MetricsService.desired(pool, ns));
+        Map<String, ?> classes = StorageClasses.desired(pool);
+        classes.values().forEach(sc -> all.add((HasMetadata) sc));
+        return all;
+    }
+
+    private static void recordTransition(KubernetesClient client, StoragePool pool, StoragePoolStatus previous, StoragePoolStatus next) {
+        var before = previous == null ? null : Conditions.find(previous.getConditions(), Conditions.READY).orElse(null);
+        var after = Conditions.find(next.getConditions(), Conditions.READY).orElseThrow();
+        boolean same = before != null && Objects.equals(before.getStatus(), after.getStatus()) && Objects.equals(before.getReason(), after.getReason());
+        if (same) {
+            return;
+        }
+        if ("True".equals(after.getStatus())) {
+            PoolEvents.normal(client, pool, after.getReason(), after.getMessage());
+        } else if (Conditions.isTrue(next.getConditions(), Conditions.DEGRADED)) {
+            PoolEvents.warning(client, pool, after.getReason(), after.getMessage());
+        } else {
+            PoolEvents.normal(client, pool, after.getReason(), after.getMessage());
+        }
+    }
+
+    private static void patchStatus(KubernetesClient client, StoragePool pool, StoragePoolStatus status) {
+        StoragePool patch = new StoragePool();
+        patch.getMetadata().setName(pool.getMetadata().getName());
+        patch.setStatus(status);
+        client.resources(StoragePool.class).withName(pool.getMetadata().getName()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    }
+}

@@ -1,0 +1,127 @@
+package io.loopcsi.operator.api;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.Toleration;
+
+/** What the admin asks for. Validation the API server can do is expressed here as schema annotations. */
+public class StoragePoolSpec {
+
+    /** A Kubernetes quantity without sign or exponent, e.g. 20Gi, 500M, 1T. */
+    public static final String QUANTITY = "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$";
+
+    @JsonPropertyDescription("Host directory holding the pool's volume images on every node; default /var/lib/loopcsi/<pool>.")
+    @Pattern("^/[^\\x00]*$")
+    @Size(max = 4096)
+    private String backingDir;
+
+    @JsonPropertyDescription("Capacity of the pool on each node (a quantity, e.g. 100Gi); never overcommitted.")
+    @Required
+    @Pattern(QUANTITY)
+    private String capacityPerNode;
+
+    @JsonPropertyDescription("Nodes that carry the pool (label selector of the node DaemonSet); all nodes when empty.")
+    private Map<String, String> nodeSelector = new LinkedHashMap<>();
+
+    @JsonPropertyDescription("Tolerations of the node DaemonSet.")
+    private List<Toleration> tolerations = new ArrayList<>();
+
+    @JsonPropertyDescription("Filesystems volumes may have; default [xfs].")
+    @Size(min = 1)
+    private List<FsType> fsTypes = new ArrayList<>(List.of(FsType.xfs));
+
+    @JsonPropertyDescription("StorageClasses to create for the pool.")
+    private List<PoolStorageClass> storageClasses = new ArrayList<>();
+
+    @JsonPropertyDescription("CSI driver name; default <pool>.loopcsi.io.")
+    @Pattern("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
+    @Size(max = 63)
+    private String driverName;
+
+    @JsonPropertyDescription("Container images of the driver and its sidecars.")
+    private Images images = new Images();
+
+    @JsonPropertyDescription("Resources of the loopcsi containers (controller and node).")
+    private ResourceRequirements resources;
+
+    public String getBackingDir() {
+        return backingDir;
+    }
+
+    public void setBackingDir(String backingDir) {
+        this.backingDir = backingDir;
+    }
+
+    public String getCapacityPerNode() {
+        return capacityPerNode;
+    }
+
+    public void setCapacityPerNode(String capacityPerNode) {
+        this.capacityPerNode = capacityPerNode;
+    }
+
+    public Map<String, String> getNodeSelector() {
+        return nodeSelector;
+    }
+
+    public void setNodeSelector(Map<String, String> nodeSelector) {
+        this.nodeSelector = nodeSelector;
+    }
+
+    public List<Toleration> getTolerations() {
+        return tolerations;
+    }
+
+    public void setTolerations(List<Toleration> tolerations) {
+        this.tolerations = tolerations;
+    }
+
+    public List<FsType> getFsTypes() {
+        return fsTypes;
+    }
+
+    public void setFsTypes(List<FsType> fsTypes) {
+        this.fsTypes = fsTypes;
+    }
+
+    public List<PoolStorageClass> getStorageClasses() {
+        return storageClasses;
+    }
+
+    public void setStorageClasses(List<PoolStorageClass> storageClasses) {
+        this.storageClasses = storageClasses;
+    }
+
+    public String getDriverName() {
+        return driverName;
+    }
+
+    public void setDriverName(String driverName) {
+        this.driverName = driverName;
+    }
+
+    public Images getImages() {
+        return images;
+    }
+
+    public void setImages(Images images) {
+        this.images = images;
+    }
+
+    public ResourceRequirements getResources() {
+        return resources;
+    }
+
+    public void setResources(ResourceRequirements resources) {
+        this.resources = resources;
+    }
+}

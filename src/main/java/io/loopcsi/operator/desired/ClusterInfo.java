@@ -1,0 +1,17 @@
+package io.loopcsi.operator.desired;
+
+/**
+ * What the connected API server knows, from discovery, so that builders write only fields it
+ * serves (an older server silently drops newer fields, and the operator would then see a
+ * difference at every reconcile).
+ *
+ * @param csiStorageCapacity the server serves CSIStorageCapacity (any version): CSIDriver.storageCapacity is kept
+ * @param fsGroupPolicy      CSIDriver.fsGroupPolicy is served (1.20+)
+ * @param serverSideApplyGa  server-side apply is GA (1.22+); before, creating a Service by apply fails
+ *                           ("resourceVersion should not be set on objects to be created", seen on 1.20)
+ */
+public record ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy, boolean serverSideApplyGa) {
+
+    /** A current Kubernetes (1.24+): everything is served. */
+    public static final ClusterInfo CURRENT = new ClusterInfo(true, true, true);
+}

@@ -1,0 +1,113 @@
+package io.loopcsi.operator.desired;
+
+import java.util.List;
+
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
+import io.loopcsi.operator.api.StoragePool;
+
+/**
+ * ServiceAccounts and RBAC of a pool's CSI components, least privilege for each: the rules the
+ * sidecars document (csi-provisioner, csi-resizer, csi-snapshotter deploy/kubernetes/rbac.yaml)
+ * plus what loopcsi's own roles need. The operator must itself hold every rule it grants (RBAC
+ * escalation prevention); a unit test checks that its generated ClusterRole covers these.
+ */
+public final class CsiRbac {
+
+    public static final String CONTROLLER = "controller";
+    public static final String NODE = "node";
+
+    /** Cluster-wide rules of the controller Deployment (provisioner + resizer + snapshotter + loopcsi controller). */
+    public static final List<PolicyRule> CONTROLLER_CLUSTER_RULES = List.of(
+            rule("", "persistentvolumes", "get", "list", "watch", "create", "delete", "patch"),
+            rule("", "persistentvolumeclaims", "get", "list", "watch", "update", "patch"),
+            rule("", "persistentvolumeclaims/status", "patch"),
+            rule("", "events", "get", "list", "watch", "create", "update", "patch"),
+            rule("", "nodes", "get", "list", "watch"),
+            rule("", "pods", "get", "list", "watch"),
+            rule("storage.k8s.io", "storageclasses", "get", "list", "watch"),
+            rule("storage.k8s.io", "csinodes", "get", "list", "watch"),
+            rule("storage.k8s.io", "volumeattachments", "get", "list", "watch"),
+            rule("snapshot.storage.k8s.io", "volumesnapshotclasses", "get", "list", "watch"),
+            rule("snapshot.storage.k8s.io", "volumesnapshots", "get", "list", "watch", "update", "patch"),
+            rule("snapshot.storage.k8s.io", "volumesnapshotcontents", "get", "list", "watch", "create", "update", "delete", "patch"),
+            rule("snapshot.storage.k8s.io", "volumesnapshotcontents/status", "update", "patch"),
+            rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotclasses", "get", "list", "watch"),
+            rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotcontents", "get", "list", "watch", "update", "patch"),
+            rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotcontents/status", "update", "patch"));
+
+    /** Rules of the controller in the pool's namespace: leader election, capacity objects, its owner chain. */
+    public static final List<PolicyRule> CONTROLLER_NAMESPACE_RULES = List.of(
+            rule("coordination.k8s.io", "leases", "get", "list", "watch", "create", "update", "patch", "delete"),
+            rule("storage.k8s.io", "csistoragecapacities", "get", "list", "watch", "create", "update", "patch", "delete"),
+            rule("apps", "replicasets", "get"),
+            rule("apps", "deployments", "get"));
+
+    /**
+     * Cluster-wide rules of the node DaemonSet: node-driver-registrar talks only to kubelet; the
+     * loopcsi node role reads its Node (topology) and reports Events.
+     */
+    public static final List<PolicyRule> NODE_CLUSTER_RULES = List.of(
+            rule("", "nodes", "get"),
+            rule("", "events", "create", "patch"));
+
+    private CsiRbac() {
+    }
+
+    public static ServiceAccount serviceAccount(StoragePool pool, String namespace, String component) {
+        return new ServiceAccountBuilder()
+                .withNewMetadata().withName(name(pool, component)).withNamespace(namespace).withLabels(PoolNames.labels(pool, component))
+                .endMetadata()
+                .build();
+    }
+
+    public static ClusterRole clusterRole(StoragePool pool, String component) {
+        return new ClusterRoleBuilder()
+                .withNewMetadata().withName(name(pool, component)).withLabels(PoolNames.labels(pool, component)).endMetadata()
+                .withRules(component.equals(CONTROLLER) ? CONTROLLER_CLUSTER_RULES : NODE_CLUSTER_RULES)
+                .build();
+    }
+
+    public static ClusterRoleBinding clusterRoleBinding(StoragePool pool, String namespace, String component) {
+        return new ClusterRoleBindingBuilder()
+                .withNewMetadata().withName(name(pool, component)).withLabels(PoolNames.labels(pool, component)).endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", name(pool, component))
+                .addNewSubject().withKind("ServiceAccount").withName(name(pool, component)).withNamespace(namespace).endSubject()
+                .build();
+    }
+
+    public static Role controllerRole(StoragePool pool, String namespace) {
+        return new RoleBuilder()
+                .withNewMetadata().withName(PoolNames.controller(pool)).withNamespace(namespace)
+                .withLabels(PoolNames.labels(pool, CONTROLLER)).endMetadata()
+                .withRules(CONTROLLER_NAMESPACE_RULES)
+                .build();
+    }
+
+    public static RoleBinding controllerRoleBinding(StoragePool pool, String namespace) {
+        return new RoleBindingBuilder()
+                .withNewMetadata().withName(PoolNames.controller(pool)).withNamespace(namespace)
+                .withLabels(PoolNames.labels(pool, CONTROLLER)).endMetadata()
+                .withNewRoleRef("rbac.authorization.k8s.io", "Role", PoolNames.controller(pool))
+                .addNewSubject().withKind("ServiceAccount").withName(PoolNames.controller(pool)).withNamespace(namespace).endSubject()
+                .build();
+    }
+
+    static String name(StoragePool pool, String component) {
+        return component.equals(CONTROLLER) ? PoolNames.controller(pool) : PoolNames.node(pool);
+    }
+
+    private static PolicyRule rule(String group, String resource, String... verbs) {
+        return new PolicyRuleBuilder().withApiGroups(group).withResources(resource).withVerbs(verbs).build();
+    }
+}

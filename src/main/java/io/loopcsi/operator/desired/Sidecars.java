@@ -1,0 +1,87 @@
+package io.loopcsi.operator.desired;
+
+import java.util.List;
+import java.util.Map;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.loopcsi.operator.api.Images;
+import io.loopcsi.operator.api.StoragePool;
+
+/** Pieces shared by the controller Deployment and the node DaemonSet. */
+final class Sidecars {
+
+    /** Where every container of a pod finds the CSI socket. */
+    static final String SOCKET_DIR = "/csi";
+    static final String SOCKET = SOCKET_DIR + "/csi.sock";
+    static final String SOCKET_VOLUME = "socket-dir";
+    /** livenessprobe's port: loopcsi's liveness probe asks it, it asks the driver's Probe(). */
+    static final int HEALTH_PORT = 9808;
+    /** loopcsi's metrics port in the controller and node roles (/q/metrics). */
+    static final int METRICS_PORT = 9090;
+
+    private Sidecars() {
+    }
+
+    static Images images(StoragePool pool) {
+        Images i = pool.getSpec().getImages();
+        return i == null ? new Images() : i;
+    }
+
+    static String pullPolicy(StoragePool pool) {
+        Images.PullPolicy p = images(pool).getPullPolicy();
+        return (p == null ? Images.PullPolicy.IfNotPresent : p).name();
+    }
+
+    static String orDefault(String image, String fallback) {
+        return image == null || image.isBlank() ? fallback : image;
+    }
+
+    static VolumeMount socketMount() {
+        return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
+    }
+
+    /** Sidecars are small: requests only, so that they are scheduled sensibly and never throttled. */
+    static ResourceRequirements sidecarResources() {
+        return new ResourceRequirementsBuilder().withRequests(Map.of("cpu", new Quantity("10m"), "memory", new Quantity("32Mi"))).build();
+    }
+
+    static ResourceRequirements driverResources(StoragePool pool) {
+        ResourceRequirements r = pool.getSpec().getResources();
+        return r != null ? r : new ResourceRequirementsBuilder().withRequests(Map.of("cpu", new Quantity("20m"), "memory", new Quantity("128Mi"))).build();
+    }
+
+    /** Unprivileged container: nothing to escalate, no capabilities, read-only root. */
+    static SecurityContext unprivileged() {
+        return new SecurityContextBuilder().withAllowPrivilegeEscalation(false).withReadOnlyRootFilesystem(true)
+                .withNewCapabilities().withDrop("ALL").endCapabilities().build();
+    }
+
+    static EnvVar fieldEnv(String name, String fieldPath) {
+        return new EnvVarBuilder().withName(name).withNewValueFrom().withNewFieldRef().withFieldPath(fieldPath).endFieldRef().endValueFrom().build();
+    }
+
+    static Container livenessProbe(StoragePool pool, int port, SecurityContext sc) {
+        return new ContainerBuilder().withName("liveness-probe")
+                .withImage(orDefault(images(pool).getLivenessProbe(), Images.LIVENESS_PROBE))
+                .withImagePullPolicy(pullPolicy(pool))
+                .withArgs("--csi-address=" + SOCKET, "--http-endpoint=:" + port)
+                .withVolumeMounts(socketMount())
+                .withResources(sidecarResources())
+                .withSecurityContext(sc)
+                .build();
+    }
+
+    static List<String> leaderElection() {
+        return List.of("--leader-election", "--leader-election-namespace=$(NAMESPACE)");
+    }
+}

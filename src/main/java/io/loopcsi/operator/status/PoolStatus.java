@@ -1,0 +1,62 @@
+package io.loopcsi.operator.status;
+
+import java.time.Instant;
+import java.util.List;
+
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.loopcsi.operator.api.StoragePool;
+import io.loopcsi.operator.api.StoragePoolStatus;
+
+/**
+ * Computes a pool's status from what was observed. Pure: the reconciler gathers the inputs.
+ * Ready means the controller has its replica available and every desired node pod is ready;
+ * a pool with no matching node is not Ready (it cannot serve a volume anywhere).
+ */
+public final class PoolStatus {
+
+    /** What the reconciler saw. {@code problem} is a conflict or a failed rollout, null when none. */
+    public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem) {
+    }
+
+    private PoolStatus() {
+    }
+
+    public static StoragePoolStatus compute(StoragePool pool, StoragePoolStatus previous, Observed o, Instant now) {
+        StoragePoolStatus s = new StoragePoolStatus();
+        Long gen = pool.getMetadata().getGeneration();
+        s.setObservedGeneration(gen);
+        s.setDriverName(pool.driverName());
+        int desired = o.nodes() == null || o.nodes().getStatus() == null || o.nodes().getStatus().getDesiredNumberScheduled() == null ? 0
+                : o.nodes().getStatus().getDesiredNumberScheduled();
+        int ready = o.nodes() == null || o.nodes().getStatus() == null || o.nodes().getStatus().getNumberReady() == null ? 0
+                : o.nodes().getStatus().getNumberReady();
+        boolean controllerReady = o.controller() != null && o.controller().getStatus() != null
+                && o.controller().getStatus().getAvailableReplicas() != null && o.controller().getStatus().getAvailableReplicas() >= 1;
+        s.setDesiredNodes(desired);
+        s.setReadyNodes(ready);
+        s.setNodes(ready + "/" + desired);
+        s.setControllerReady(controllerReady);
+        s.setCapacity(Quantities.format(Quantities.bytes(pool.getSpec().getCapacityPerNode()) * desired));
+        s.setVolumes(o.volumes() == null ? 0 : o.volumes().count());
+        s.setAllocated(Quantities.format(o.volumes() == null ? 0 : o.volumes().allocatedBytes()));
+
+        List<io.fabric8.kubernetes.api.model.Condition> c = previous == null ? List.of() : previous.getConditions();
+        if (o.problem() != null) {
+            c = Conditions.set(c, Conditions.READY, false, o.problemReason(), o.problem(), gen, now);
+            c = Conditions.set(c, Conditions.PROGRESSING, false, o.problemReason(), "rollout stopped: " + o.problem(), gen, now);
+            c = Conditions.set(c, Conditions.DEGRADED, true, o.problemReason(), o.problem(), gen, now);
+        } else {
+            boolean allReady = controllerReady && desired > 0 && ready == desired;
+            String where = "controller " + (controllerReady ? "available" : "not available") + ", node pods " + ready + "/" + desired + " ready";
+            String reason = allReady ? "AllComponentsReady" : desired == 0 && controllerReady ? "NoNodes" : "ComponentsNotReady";
+            c = Conditions.set(c, Conditions.READY, allReady, reason,
+                    allReady ? "driver " + pool.driverName() + " serves " + desired + " nodes" : where, gen, now);
+            c = Conditions.set(c, Conditions.PROGRESSING, !allReady, allReady ? "RolloutComplete" : "RollingOut",
+                    allReady ? "every component is up to date and ready" : "objects applied; waiting for pods: " + where, gen, now);
+            c = Conditions.set(c, Conditions.DEGRADED, false, "AsExpected", "no conflict, every object applied", gen, now);
+        }
+        s.setConditions(c);
+        return s;
+    }
+}

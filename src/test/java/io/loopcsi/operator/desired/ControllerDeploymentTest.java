@@ -1,0 +1,67 @@
+package io.loopcsi.operator.desired;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.loopcsi.operator.api.Images;
+
+class ControllerDeploymentTest {
+
+    @Test
+    void controllerRoleBesideTheSidecarsOnASharedSocket() {
+        Deployment d = ControllerDeployment.desired(Pools.minimal("p1"), "ns");
+        assertEquals("loopcsi-p1-controller", d.getMetadata().getName());
+        assertEquals("ns", d.getMetadata().getNamespace());
+        assertEquals(1, d.getSpec().getReplicas());
+        var pod = d.getSpec().getTemplate().getSpec();
+        assertEquals("loopcsi-p1-controller", pod.getServiceAccountName());
+        assertEquals(List.of("loopcsi", "csi-provisioner", "csi-resizer", "csi-snapshotter", "liveness-probe"),
+                pod.getContainers().stream().map(Container::getName).toList());
+        Container loopcsi = pod.getContainers().get(0);
+        assertEquals("controller", loopcsi.getArgs().get(0));
+        assertTrue(loopcsi.getArgs().contains("p1.loopcsi.io"));
+        assertEquals(Images.LOOPCSI, loopcsi.getImage());
+        assertNotNull(pod.getVolumes().get(0).getEmptyDir());
+        for (Container c : pod.getContainers()) {
+            assertEquals("/csi", c.getVolumeMounts().get(0).getMountPath(), c.getName());
+            assertFalse(c.getSecurityContext().getAllowPrivilegeEscalation(), c.getName());
+            assertNull(c.getSecurityContext().getPrivileged(), c.getName());
+        }
+        assertTrue(pod.getSecurityContext().getRunAsNonRoot());
+        assertTrue(d.getSpec().getSelector().getMatchLabels().entrySet()
+                .stream().allMatch(e -> e.getValue().equals(d.getSpec().getTemplate().getMetadata().getLabels().get(e.getKey()))));
+    }
+
+    @Test
+    void provisionerRunsWithTopologyCapacityAndStrictTopology() {
+        var pod = ControllerDeployment.desired(Pools.minimal("p1"), "ns").getSpec().getTemplate().getSpec();
+        Container prov = pod.getContainers().get(1);
+        assertEquals(Images.PROVISIONER, prov.getImage());
+        assertTrue(prov.getArgs().containsAll(List.of("--feature-gates=Topology=true", "--enable-capacity", "--capacity-ownerref-level=2",
+                "--extra-create-metadata", "--strict-topology", "--leader-election", "--default-fstype=xfs")));
+        assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("POD_NAME")));
+        assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("NAMESPACE")));
+    }
+
+    @Test
+    void imagesAndResourcesComeFromTheSpec() {
+        var p = Pools.minimal("p1");
+        p.getSpec().getImages().setLoopcsi("example.org/loopcsi:dev");
+        p.getSpec().getImages().setResizer("example.org/resizer:1");
+        p.getSpec().setResources(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+                .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).build());
+        var pod = ControllerDeployment.desired(p, "ns").getSpec().getTemplate().getSpec();
+        assertEquals("example.org/loopcsi:dev", pod.getContainers().get(0).getImage());
+        assertEquals("example.org/resizer:1", pod.getContainers().get(2).getImage());
+        assertEquals("1Gi", pod.getContainers().get(0).getResources().getLimits().get("memory").toString());
+    }
+}

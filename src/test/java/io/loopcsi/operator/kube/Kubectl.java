@@ -1,0 +1,83 @@
+package io.loopcsi.operator.kube;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the real kubectl ($KUBECTL, else kubectl on PATH) against $KUBECONFIG. */
+final class Kubectl {
+
+    record Result(int exit, String out) {
+    }
+
+    private Kubectl() {
+    }
+
+    static String binary() {
+        String k = System.getenv("KUBECTL");
+        return k == null || k.isBlank() ? "kubectl" : k;
+    }
+
+    static Result run(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(binary());
+        cmd.addAll(List.of(args));
+        try {
+            Path out = Files.createTempFile("kubectl", ".out");
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("timed out: " + cmd);
+            }
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            Files.deleteIfExists(out);
+            return new Result(p.exitValue(), text);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + cmd + ": " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Runs and fails with kubectl's output unless it exits 0. */
+    static String ok(String... args) {
+        Result r = run(args);
+        if (r.exit() != 0) {
+            throw new AssertionError("kubectl " + String.join(" ", args) + " exited " + r.exit() + ": " + r.out());
+        }
+        return r.out();
+    }
+
+    static String apply(String yaml) {
+        try {
+            Path f = Files.createTempFile("manifest", ".yaml");
+            Files.writeString(f, yaml);
+            try {
+                return ok("apply", "-f", f.toString());
+            } finally {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static Result tryApply(String yaml) {
+        try {
+            Path f = Files.createTempFile("manifest", ".yaml");
+            Files.writeString(f, yaml);
+            try {
+                return run("apply", "-f", f.toString());
+            } finally {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

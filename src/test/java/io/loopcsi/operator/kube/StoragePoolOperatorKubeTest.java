@@ -1,0 +1,334 @@
+package io.loopcsi.operator.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.CSIDriver;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.Operator;
+import io.loopcsi.operator.OperatorSettings;
+import io.loopcsi.operator.StoragePoolReconciler;
+import io.loopcsi.operator.api.StoragePool;
+import io.loopcsi.operator.status.Conditions;
+
+/**
+ * The operator against a REAL kube-apiserver (kube-testenv, Kubernetes 1.20, with
+ * kube-controller-manager for garbage collection). It installs the operator's manifests with
+ * kubectl apply -k kubernetes/, then runs the operator in this JVM with a client that
+ * impersonates the operator's ServiceAccount, so it has exactly the committed, generated RBAC:
+ * a missing permission fails the test. Pools are applied with the real kubectl.
+ *
+ * <p>Runs when LOOPCSI_KUBE_TEST=1 and KUBECONFIG points at a throw-away cluster (.ci/run and
+ * `make test-kube` arrange both); skipped otherwise.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class StoragePoolOperatorKubeTest {
+
+    static final String NS = "loopcsi-system";
+    static final String SA = "system:serviceaccount:" + NS + ":loopcsi-operator";
+    static final String POOL = "local";
+    static final String DRIVER = "local.loopcsi.io";
+    static final Duration WAIT = Duration.ofSeconds(90);
+
+    static KubernetesClient admin;
+    static KubernetesClient asOperator;
+    static Operator operator;
+
+    @BeforeAll
+    static void installAndStartTheOperator() {
+        boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
+        if (!configured) {
+            // surefire does not show why a class was skipped in @BeforeAll: say it here
+            System.out.println("SKIPPED StoragePoolOperatorKubeTest: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset);"
+                    + " run `make test-kube` (what .ci/run does) to run the operator against a real API server");
+        }
+        assumeTrue(configured, "no test cluster: set LOOPCSI_KUBE_TEST=1 and KUBECONFIG (make test-kube / .ci/run start kube-testenv)");
+        Kubectl.ok("apply", "-k", "kubernetes/");
+        admin = new KubernetesClientBuilder().build();
+        await("CRD established", () -> admin.apiextensions().v1().customResourceDefinitions().withName("storagepools.loopcsi.io").get()
+                .getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        Config cfg = Config.autoConfigure(null);
+        cfg.setImpersonateUsername(SA);
+        asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
+        // the impersonation is real: what the operator's RBAC does not grant is refused
+        KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> asOperator.secrets().inAnyNamespace().list());
+        assertEquals(403, refused.getCode());
+        System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
+        operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
+        operator.register(new StoragePoolReconciler());
+        operator.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (operator != null) {
+            operator.stop();
+        }
+        if (asOperator != null) {
+            asOperator.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theApiServerRefusesABadSpecWithAMessage() {
+        Kubectl.Result r = Kubectl.tryApply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: bad}
+                spec:
+                  capacityPerNode: lots
+                  fsTypes: [btrfs]
+                  storageClasses: [{name: Not_A_Name, volumeMode: Tape}]
+                """);
+        assertNotEquals(0, r.exit(), r.out());
+        for (String field : List.of("spec.capacityPerNode", "spec.fsTypes", "Not_A_Name", "Tape")) {
+            assertTrue(r.out().contains(field), "message names " + field + ": " + r.out());
+        }
+        assertNotEquals(0, Kubectl.tryApply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: bad}
+                spec: {backingDir: /x}
+                """).exit(), "capacityPerNode is required");
+    }
+
+    @Test
+    @Order(2)
+    void theExamplePoolRollsOutEveryObject() throws Exception {
+        Kubectl.ok("apply", "-f", "kubernetes/examples/storagepool.yaml");
+        StoragePool pool = await("pool reconciled", () -> {
+            StoragePool p = admin.resources(StoragePool.class).withName(POOL).get();
+            return p.getStatus() != null && Long.valueOf(1).equals(p.getStatus().getObservedGeneration()) ? p : null;
+        });
+        String uid = pool.getMetadata().getUid();
+        assertTrue(pool.getMetadata().getFinalizers().stream().anyMatch(f -> f.contains("storagepool")), "finalizer set");
+
+        CSIDriver driver = await("CSIDriver", () -> admin.storage().v1().csiDrivers().withName(DRIVER).get());
+        assertFalse(driver.getSpec().getAttachRequired());
+        assertTrue(driver.getSpec().getStorageCapacity());
+        assertEquals("File", driver.getSpec().getFsGroupPolicy());
+        assertEquals(List.of("Persistent"), driver.getSpec().getVolumeLifecycleModes());
+        assertOwned(driver.getMetadata().getOwnerReferences(), uid);
+
+        for (String c : List.of("controller", "node")) {
+            String name = "loopcsi-local-" + c;
+            assertOwned(await("ServiceAccount " + name, () -> admin.serviceAccounts().inNamespace(NS).withName(name).get()).getMetadata()
+                    .getOwnerReferences(), uid);
+            assertOwned(await("ClusterRole " + name, () -> admin.rbac().clusterRoles().withName(name).get()).getMetadata().getOwnerReferences(),
+                    uid);
+            var crb = await("ClusterRoleBinding " + name, () -> admin.rbac().clusterRoleBindings().withName(name).get());
+            assertEquals(name, crb.getRoleRef().getName());
+            assertEquals(NS, crb.getSubjects().get(0).getNamespace());
+        }
+        await("Role", () -> admin.rbac().roles().inNamespace(NS).withName("loopcsi-local-controller").get());
+        await("RoleBinding", () -> admin.rbac().roleBindings().inNamespace(NS).withName("loopcsi-local-controller").get());
+
+        Deployment controller = await("controller Deployment", () -> admin.apps().deployments().inNamespace(NS).withName("loopcsi-local-controller").get());
+        assertOwned(controller.getMetadata().getOwnerReferences(), uid);
+        var prov = controller.getSpec().getTemplate().getSpec().getContainers().stream().filter(c -> c.getName().equals("csi-provisioner"))
+                .findFirst().orElseThrow();
+        assertTrue(prov.getArgs().containsAll(List.of("--feature-gates=Topology=true", "--enable-capacity", "--capacity-ownerref-level=2",
+                "--extra-create-metadata", "--strict-topology")), prov.getArgs().toString());
+
+        DaemonSet node = await("node DaemonSet", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-local-node").get());
+        var nodePod = node.getSpec().getTemplate().getSpec();
+        assertEquals(Map.of("loopcsi.io/storage", "true"), nodePod.getNodeSelector());
+        assertTrue(nodePod.getContainers().get(0).getSecurityContext().getPrivileged());
+        assertTrue(nodePod.getContainers().get(0).getVolumeMounts().stream()
+                .anyMatch(m -> m.getMountPath().equals("/var/lib/kubelet") && "Bidirectional".equals(m.getMountPropagation())));
+        assertTrue(nodePod.getVolumes().stream().anyMatch(v -> v.getHostPath() != null && v.getHostPath().getPath().equals("/var/lib/loopcsi/local")));
+
+        StorageClass xfs = await("StorageClass loopcsi-xfs", () -> admin.storage().v1().storageClasses().withName("loopcsi-xfs").get());
+        assertEquals(DRIVER, xfs.getProvisioner());
+        assertEquals("WaitForFirstConsumer", xfs.getVolumeBindingMode());
+        assertEquals("xfs", xfs.getParameters().get("csi.storage.k8s.io/fstype"));
+        assertEquals("true", xfs.getMetadata().getAnnotations().get("storageclass.kubernetes.io/is-default-class"));
+        StorageClass block = await("StorageClass loopcsi-block", () -> admin.storage().v1().storageClasses().withName("loopcsi-block").get());
+        assertNull(block.getParameters().get("csi.storage.k8s.io/fstype"));
+
+        await("metrics Service", () -> admin.services().inNamespace(NS).withName("loopcsi-local-metrics").get());
+
+        // no kubelet here: pods stay Pending, so the pool is honestly not Ready, but progressing and not degraded
+        StoragePool p = await("status after rollout", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName(POOL).get();
+            return Conditions.find(x.getStatus().getConditions(), Conditions.DEGRADED).map(c -> "False".equals(c.getStatus())).orElse(false) ? x : null;
+        });
+        Condition ready = Conditions.find(p.getStatus().getConditions(), Conditions.READY).orElseThrow();
+        assertEquals("False", ready.getStatus());
+        assertEquals("ComponentsNotReady", ready.getReason());
+        assertEquals(1L, ready.getObservedGeneration());
+        assertNotNull(ready.getLastTransitionTime());
+        assertTrue(Conditions.isTrue(p.getStatus().getConditions(), Conditions.PROGRESSING));
+        assertEquals("0/0", p.getStatus().getNodes());
+        assertFalse(p.getStatus().getControllerReady());
+        String printed = Kubectl.ok("get", "storagepools");
+        assertTrue(printed.contains("READY") && printed.contains("NODES") && printed.contains("CAPACITY") && printed.contains("ALLOCATED"), printed);
+        await("an Event about the pool", () -> admin.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> POOL.equals(e.getInvolvedObject().getName()) && "StoragePool".equals(e.getInvolvedObject().getKind())));
+    }
+
+    @Test
+    @Order(3)
+    void specChangesRollThrough() {
+        // the Prometheus Operator's CRD appears: the next reconcile also writes a ServiceMonitor
+        Kubectl.apply("""
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: servicemonitors.monitoring.coreos.com}
+                spec:
+                  group: monitoring.coreos.com
+                  scope: Namespaced
+                  names: {kind: ServiceMonitor, plural: servicemonitors, singular: servicemonitor, listKind: ServiceMonitorList}
+                  versions:
+                    - name: v1
+                      served: true
+                      storage: true
+                      schema:
+                        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                """);
+        await("ServiceMonitor CRD established", () -> admin.apiextensions().v1().customResourceDefinitions()
+                .withName("servicemonitors.monitoring.coreos.com").get().getStatus().getConditions().stream()
+                .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
+                {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
+                          "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}
+                """);
+        await("DaemonSet rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().daemonSets().inNamespace(NS)
+                .withName("loopcsi-local-node").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
+        await("Deployment rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().deployments().inNamespace(NS)
+                .withName("loopcsi-local-controller").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
+        await("removed StorageClass deleted", () -> admin.storage().v1().storageClasses().withName("loopcsi-block").get() == null);
+        assertNotNull(admin.storage().v1().storageClasses().withName("loopcsi-xfs").get());
+        var monitor = await("ServiceMonitor written once its CRD exists", () -> admin.genericKubernetesResources("monitoring.coreos.com/v1",
+                "ServiceMonitor").inNamespace(NS).withName("loopcsi-local-metrics").get());
+        assertEquals("StoragePool", monitor.getMetadata().getOwnerReferences().get(0).getKind());
+        await("status observed generation 2", () -> Long.valueOf(2).equals(
+                admin.resources(StoragePool.class).withName(POOL).get().getStatus().getObservedGeneration()));
+    }
+
+    @Test
+    @Order(4)
+    void anObjectWeDoNotOwnIsNotTakenOver() {
+        admin.storage().v1().storageClasses().resource(new StorageClassBuilder().withNewMetadata().withName("taken").endMetadata()
+                .withProvisioner("someone.else.io").withVolumeBindingMode("Immediate").build()).create();
+        Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
+                {"spec": {"storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}, {"name": "taken"}]}}
+                """);
+        StoragePool p = await("NameConflict reported", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName(POOL).get();
+            return Conditions.find(x.getStatus().getConditions(), Conditions.READY).map(c -> "NameConflict".equals(c.getReason())).orElse(false)
+                    ? x : null;
+        });
+        Condition ready = Conditions.find(p.getStatus().getConditions(), Conditions.READY).orElseThrow();
+        assertEquals("False", ready.getStatus());
+        assertTrue(ready.getMessage().contains("StorageClass taken"), ready.getMessage());
+        assertTrue(Conditions.isTrue(p.getStatus().getConditions(), Conditions.DEGRADED));
+        StorageClass theirs = admin.storage().v1().storageClasses().withName("taken").get();
+        assertEquals("someone.else.io", theirs.getProvisioner());
+        assertTrue(theirs.getMetadata().getOwnerReferences() == null || theirs.getMetadata().getOwnerReferences().isEmpty());
+
+        Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
+                {"spec": {"storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}
+                """);
+        await("conflict cleared", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(),
+                Conditions.DEGRADED).map(c -> "False".equals(c.getStatus())).orElse(false));
+        assertNotNull(admin.storage().v1().storageClasses().withName("taken").get(), "their StorageClass is left alone");
+    }
+
+    @Test
+    @Order(5)
+    void deletionIsHeldWhileVolumesOfTheDriverExist() throws Exception {
+        admin.persistentVolumes().resource(new PersistentVolumeBuilder().withNewMetadata().withName("pv-held").endMetadata()
+                .withNewSpec().withCapacity(Map.of("storage", new Quantity("1Gi"))).withAccessModes("ReadWriteOnce")
+                .withPersistentVolumeReclaimPolicy("Retain")
+                .withNewCsi().withDriver(DRIVER).withVolumeHandle("vol-1").endCsi().endSpec().build()).create();
+        await("allocated counts the PV", () -> "1Gi".equals(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getAllocated()));
+        Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
+        StoragePool held = await("deletion held and reported", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName(POOL).get();
+            return x != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
+                    .map(c -> "DeletionBlocked".equals(c.getReason())).orElse(false) ? x : null;
+        });
+        String message = Conditions.find(held.getStatus().getConditions(), Conditions.READY).orElseThrow().getMessage();
+        assertTrue(message.contains("1 PersistentVolume") && message.contains("pv-held"), message);
+        await("DeletionBlocked Event", () -> admin.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> POOL.equals(e.getInvolvedObject().getName()) && "DeletionBlocked".equals(e.getReason())
+                        && e.getMessage().contains("pv-held")));
+        Thread.sleep(6000);
+        assertNotNull(admin.resources(StoragePool.class).withName(POOL).get(), "the finalizer still holds the pool");
+        assertNotNull(admin.storage().v1().csiDrivers().withName(DRIVER).get(), "the driver keeps serving its volumes meanwhile");
+
+        admin.persistentVolumes().withName("pv-held").delete();
+        await("pool gone once its volumes are", () -> admin.resources(StoragePool.class).withName(POOL).get() == null);
+        await("owned objects garbage-collected", () -> admin.storage().v1().csiDrivers().withName(DRIVER).get() == null
+                && admin.storage().v1().storageClasses().withName("loopcsi-xfs").get() == null
+                && admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-local-node").get() == null
+                && admin.genericKubernetesResources("monitoring.coreos.com/v1", "ServiceMonitor").inNamespace(NS)
+                        .withName("loopcsi-local-metrics").get() == null);
+        assertNotNull(admin.storage().v1().storageClasses().withName("taken").get());
+        assertTrue(Files.exists(Path.of("kubernetes/examples/storagepool.yaml")));
+    }
+
+    static void assertOwned(List<OwnerReference> refs, String uid) {
+        assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
+    }
+
+    /** Polls until the supplier returns a non-null, non-false value; fails after {@link #WAIT}. */
+    @SuppressWarnings("unchecked")
+    static <T> T await(String what, Supplier<T> check) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        Throwable last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                T v = check.get();
+                if (v != null && !Boolean.FALSE.equals(v)) {
+                    return v;
+                }
+            } catch (RuntimeException e) {
+                last = e;
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("timed out waiting for: " + what + (last == null ? "" : " (last error: " + last + ")"));
+    }
+}

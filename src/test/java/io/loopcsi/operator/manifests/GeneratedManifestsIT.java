@@ -1,0 +1,63 @@
+package io.loopcsi.operator.manifests;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+/**
+ * The committed CRD and RBAC must be what the build generates from the code (QOSDK writes them
+ * into target/kubernetes/ at package time, so this runs as an integration test, after package).
+ * With -Dloopcsi.update-manifests=true it rewrites the committed copies instead: `make manifests`.
+ */
+class GeneratedManifestsIT {
+
+    static final Path GENERATED = Path.of("target/kubernetes");
+    static final String CRD = "storagepools.loopcsi.io-v1.yml";
+    static final Set<String> RBAC_KINDS = Set.of("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding");
+    static final String RBAC_HEADER = "# Generated from the code by the build (QOSDK + quarkus-kubernetes): the operator's own RBAC.\n"
+            + "# Do not edit: change the reconciler/dependents (or @RBACRule), then `make manifests`.\n";
+    static final boolean UPDATE = Boolean.getBoolean("loopcsi.update-manifests");
+
+    @Test
+    void committedCrdsAreTheGeneratedOnes() throws IOException {
+        String generated = Files.readString(GENERATED.resolve(CRD));
+        for (Path committed : List.of(Path.of("crds", CRD), Path.of("kubernetes", "crds", CRD))) {
+            check(committed, generated);
+        }
+    }
+
+    @Test
+    void committedRbacIsTheGeneratedOne() throws IOException {
+        String all = Files.readString(GENERATED.resolve("kubernetes.yml"));
+        @SuppressWarnings("unchecked")
+        List<HasMetadata> docs = (List<HasMetadata>) (Object) Serialization.unmarshal(all);
+        List<HasMetadata> rbac = docs.stream().filter(o -> RBAC_KINDS.contains(o.getKind())).toList();
+        assertTrue(rbac.stream().anyMatch(o -> o.getMetadata().getName().equals("storagepool-cluster-role")), "generated ClusterRole missing");
+        StringBuilder out = new StringBuilder(RBAC_HEADER);
+        for (HasMetadata o : rbac) {
+            o.getMetadata().setAnnotations(null);
+            out.append(Serialization.asYaml(o));
+        }
+        check(Path.of("kubernetes", "rbac.yaml"), out.toString());
+    }
+
+    private static void check(Path committed, String generated) throws IOException {
+        if (UPDATE) {
+            Files.createDirectories(committed.getParent());
+            Files.writeString(committed, generated);
+            return;
+        }
+        String actual = Files.exists(committed) ? Files.readString(committed) : "(missing)";
+        assertEquals(generated, actual, committed + " differs from what the build generates from the code; run `make manifests` and commit the result");
+    }
+}

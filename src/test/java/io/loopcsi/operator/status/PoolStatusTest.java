@@ -1,0 +1,69 @@
+package io.loopcsi.operator.status;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.loopcsi.operator.desired.Pools;
+
+class PoolStatusTest {
+
+    static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+    static final Instant T1 = Instant.parse("2026-01-01T00:05:00Z");
+
+    @Test
+    void readyWhenControllerAvailableAndEveryNodePodReady() {
+        var pool = Pools.minimal("p1");
+        var dep = new DeploymentBuilder().withNewStatus().withAvailableReplicas(1).endStatus().build();
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(3).withNumberReady(3).endStatus().build();
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(dep, ds, new PoolVolumes(List.of(), 0), null, null), T0);
+        assertTrue(Conditions.isTrue(s.getConditions(), Conditions.READY));
+        assertFalse(Conditions.isTrue(s.getConditions(), Conditions.PROGRESSING));
+        assertFalse(Conditions.isTrue(s.getConditions(), Conditions.DEGRADED));
+        assertEquals("3/3", s.getNodes());
+        assertEquals("60Gi", s.getCapacity());
+        assertEquals("0", s.getAllocated());
+        assertEquals(1L, s.getObservedGeneration());
+        assertEquals(1L, Conditions.find(s.getConditions(), Conditions.READY).orElseThrow().getObservedGeneration());
+    }
+
+    @Test
+    void podsNotReadyMeansProgressingAndTransitionTimeMovesOnlyOnChange() {
+        var pool = Pools.minimal("p1");
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(2).withNumberReady(1).endStatus().build();
+        var s1 = PoolStatus.compute(pool, null, new PoolStatus.Observed(null, ds, null, null, null), T0);
+        assertFalse(Conditions.isTrue(s1.getConditions(), Conditions.READY));
+        assertTrue(Conditions.isTrue(s1.getConditions(), Conditions.PROGRESSING));
+        var s2 = PoolStatus.compute(pool, s1, new PoolStatus.Observed(null, ds, null, null, null), T1);
+        assertEquals(T0.toString(), Conditions.find(s2.getConditions(), Conditions.READY).orElseThrow().getLastTransitionTime());
+        var conflict = PoolStatus.compute(pool, s2, new PoolStatus.Observed(null, ds, null, "NameConflict", "StorageClass fast"), T1);
+        assertTrue(Conditions.isTrue(conflict.getConditions(), Conditions.DEGRADED));
+        assertEquals("NameConflict", Conditions.find(conflict.getConditions(), Conditions.READY).orElseThrow().getReason());
+        assertEquals(T1.toString(), Conditions.find(conflict.getConditions(), Conditions.DEGRADED).orElseThrow().getLastTransitionTime());
+    }
+
+    @Test
+    void volumesOfTheDriverOnlyCountAndAddUp() {
+        var mine = new PersistentVolumeBuilder().withNewMetadata().withName("pv-a").endMetadata().withNewSpec()
+                .withCapacity(Map.of("storage", new Quantity("1Gi"))).withNewCsi().withDriver("p1.loopcsi.io").withVolumeHandle("a").endCsi()
+                .endSpec().build();
+        var other = new PersistentVolumeBuilder().withNewMetadata().withName("pv-b").endMetadata().withNewSpec()
+                .withCapacity(Map.of("storage", new Quantity("5Gi"))).withNewCsi().withDriver("other").withVolumeHandle("b").endCsi()
+                .endSpec().build();
+        var v = PoolVolumes.of(List.of(mine, other), "p1.loopcsi.io");
+        assertEquals(List.of("pv-a"), v.names());
+        assertEquals(1L << 30, v.allocatedBytes());
+        assertEquals("1Gi", Quantities.format(v.allocatedBytes()));
+        assertEquals("pv-a, pv-b and 1 more", new PoolVolumes(List.of("pv-a", "pv-b", "pv-c"), 0).describe(2));
+    }
+}
