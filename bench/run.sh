@@ -9,9 +9,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 app=${BENCH_APP:-target/quarkus-app}
 [ -f "$app/quarkus-run.jar" ] || { echo "bench: $app missing; run make build" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (loop devices, mkfs, mount)" >&2; exit 1; }
-cp="$app/app/*:$app/lib/main/*"
+cp="$app/app/*:$app/lib/main/*:$app/lib/boot/*"
 classes=target/bench/classes
 rm -rf "$classes"
 mkdir -p "$classes"
-javac -nowarn -d "$classes" -cp "$cp" $(find bench/src/main/java -name '*.java')
+# the tests' kernel clean-up and CSI client come along as sources: one copy of each in the repo
+javac -nowarn -d "$classes" -cp "$cp" $(find bench/src/main/java -name '*.java') \
+  src/test/java/io/loopcsi/testing/KernelCleanup.java src/test/java/io/loopcsi/testing/CsiClient.java
 exec java -XX:+UseSerialGC -cp "$classes:$cp" -Dorg.jboss.logging.provider=jdk io.loopcsi.bench.Bench "$@"

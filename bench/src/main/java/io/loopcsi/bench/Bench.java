@@ -26,6 +26,9 @@ import csi.v1.NodeUnpublishVolumeRequest;
 import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.ProbeRequest;
 import csi.v1.VolumeCapability;
+import io.loopcsi.engine.CommandRunner;
+import io.loopcsi.testing.CsiClient;
+import io.loopcsi.testing.KernelCleanup;
 
 /**
  * loopcsi benchmarks (issue 6): start-up, create/delete churn, the xfs lifecycle against the same
@@ -35,6 +38,9 @@ import csi.v1.VolumeCapability;
  * Sizes come from the environment (BENCH_*); see bench/README.md. Prints a table and writes JSON.
  */
 public final class Bench {
+
+    /** Commands the benchmarks run (dd, the raw-lifecycle script, stat, git): the engine's runner, generous timeout. */
+    static final CommandRunner SHELL = new CommandRunner(java.time.Duration.ofMinutes(10));
 
     static final long MIB = 1L << 20;
     static final long GIB = 1L << 30;
@@ -109,7 +115,7 @@ public final class Bench {
             row(name, "FAILED", e.toString(), "");
         } finally {
             if (dir != null) {
-                Cleanup.releaseAndDelete(dir);
+                KernelCleanup.releaseAndDelete(dir);
             }
         }
     }
@@ -117,12 +123,12 @@ public final class Bench {
     /** The harness's own first gRPC channel costs class loading; pay it before timing anything. */
     void warmClient() throws Exception {
         Path d = Files.createTempDirectory(tmpRoot, "loopcsi-bench-warm-");
-        try (Driver.Client c = new Driver.Client(d.resolve("none.sock"))) {
+        try (CsiClient c = new CsiClient(d.resolve("none.sock"))) {
             c.identity.withDeadlineAfter(200, java.util.concurrent.TimeUnit.MILLISECONDS).probe(ProbeRequest.getDefaultInstance());
         } catch (RuntimeException expected) {
             // nothing listens there
         } finally {
-            Cleanup.releaseAndDelete(d);
+            KernelCleanup.releaseAndDelete(d);
         }
     }
 
@@ -144,7 +150,7 @@ public final class Bench {
             // training run: a typical session (probe, create, list, delete), then SIGTERM writes the archive/cache
             Path t = Files.createDirectories(dir.resolve(mode + "-training"));
             try (Driver d = Driver.start(launcher, t, javaHome, trainingOpts, "driver.log")) {
-                try (Driver.Client c = d.client()) {
+                try (CsiClient c = d.client()) {
                     String id = c.controller.createVolume(block("train", MIB)).getVolume().getVolumeId();
                     c.controller.listVolumes(ListVolumesRequest.getDefaultInstance());
                     c.controller.getCapacity(GetCapacityRequest.getDefaultInstance());
@@ -174,7 +180,7 @@ public final class Bench {
     // ---- 2. churn over one connection -------------------------------------------------------
 
     void churn(Path dir) throws Exception {
-        try (Driver d = Driver.start(launcher, dir, null, "", "driver.log"); Driver.Client c = d.client()) {
+        try (Driver d = Driver.start(launcher, dir, null, "", "driver.log"); CsiClient c = d.client()) {
             int warm = Math.max(10, churn / 5);
             for (int i = 0; i < warm; i++) {
                 pair(c, "warm-" + i, null, null);
@@ -201,7 +207,7 @@ public final class Bench {
         }
     }
 
-    void pair(Driver.Client c, String name, double[] create, double[] delete) {
+    void pair(CsiClient c, String name, double[] create, double[] delete) {
         long s = System.nanoTime();
         String id = c.controller.createVolume(block(name, MIB)).getVolume().getVolumeId();
         long m = System.nanoTime();
@@ -228,7 +234,7 @@ public final class Bench {
             driverSteps.put(s, new double[lifecycles]);
             rawSteps.put(s, new double[lifecycles]);
         }
-        try (Driver d = Driver.start(launcher, dir, null, "", "driver.log"); Driver.Client c = d.client()) {
+        try (Driver d = Driver.start(launcher, dir, null, "", "driver.log"); CsiClient c = d.client()) {
             // one untimed round of each warms the driver's JIT and the host's caches alike
             driverLifecycle(c, dir, "warm", new LinkedHashMap<>());
             rawLifecycle(script, dir.resolve("raw-warm"), new LinkedHashMap<>());
@@ -260,7 +266,7 @@ public final class Bench {
         }
     }
 
-    double driverLifecycle(Driver.Client c, Path dir, String tag, Map<String, Double> steps) {
+    double driverLifecycle(CsiClient c, Path dir, String tag, Map<String, Double> steps) {
         Path staging = dir.resolve("staging-" + tag);
         Path target = dir.resolve("target-" + tag);
         VolumeCapability cap = xfs();
@@ -281,7 +287,7 @@ public final class Bench {
         c.node.nodePublishVolume(NodePublishVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString())
                 .setTargetPath(target.toString()).setVolumeCapability(cap).build());
         step.accept("publish");
-        Cleanup.run("dd", "if=/dev/zero", "of=" + target.resolve("data"), "bs=1M", "count=16", "conv=fsync", "status=none");
+        SHELL.run("dd", "if=/dev/zero", "of=" + target.resolve("data"), "bs=1M", "count=16", "conv=fsync", "status=none");
         step.accept("write");
         c.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build());
         step.accept("unpublish");
@@ -293,7 +299,7 @@ public final class Bench {
     }
 
     double rawLifecycle(Path script, Path dir, Map<String, Double> steps) {
-        String outText = Cleanup.run("bash", script.toString(), dir.toString(), "1G", "16");
+        String outText = SHELL.run("bash", script.toString(), dir.toString(), "1G", "16");
         double total = Double.NaN;
         for (String line : outText.split("\n")) {
             String[] f = line.trim().split(" ");
@@ -315,7 +321,7 @@ public final class Bench {
         double[] create = new double[volumes];
         List<String> ids = new ArrayList<>();
         try (Driver d = Driver.start(launcher, dir, null, "", "driver-1.log")) {
-            try (Driver.Client c = d.client()) {
+            try (CsiClient c = d.client()) {
                 walkPages(c); // the same light calls as after the restart below, on an empty pool
                 c.controller.getCapacity(GetCapacityRequest.getDefaultInstance());
                 rss0 = d.rssKib()[0] / 1024.0;
@@ -339,7 +345,7 @@ public final class Bench {
         }
         try (Driver d = Driver.start(launcher, dir, null, "", "driver-2.log")) {
             row("4 scale", "restart (SIGTERM, start) to first Probe with " + volumes + " volumes", d.readyNanos / 1e6, "ms");
-            try (Driver.Client c = d.client()) {
+            try (CsiClient c = d.client()) {
                 long s = System.nanoTime();
                 List<Double> first = walkPages(c);
                 row("4 scale", "first full ListVolumes walk after restart (pages of " + pageSize + ")", (System.nanoTime() - s) / 1e6,
@@ -371,7 +377,7 @@ public final class Bench {
         }
     }
 
-    List<Double> walkPages(Driver.Client c) {
+    List<Double> walkPages(CsiClient c) {
         List<Double> pages = new ArrayList<>();
         String token = "";
         do {
@@ -516,13 +522,13 @@ public final class Bench {
         }
         m.put("harnessJava", System.getProperty("java.version"));
         m.put("gitCommit", gitCommit());
-        m.put("tmpFilesystem", Cleanup.run("stat", "-f", "-c", "%T", tmpRoot.toString()).strip());
+        m.put("tmpFilesystem", SHELL.run("stat", "-f", "-c", "%T", tmpRoot.toString()).strip());
         return m;
     }
 
     String gitCommit() {
         try {
-            return Cleanup.run("git", "-C", project.toString(), "rev-parse", "--short", "HEAD").strip();
+            return SHELL.run("git", "-C", project.toString(), "rev-parse", "--short", "HEAD").strip();
         } catch (RuntimeException e) {
             return "unknown";
         }

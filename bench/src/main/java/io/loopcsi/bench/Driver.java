@@ -8,13 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import csi.v1.ControllerGrpc;
 import csi.v1.IdentityGrpc;
-import csi.v1.NodeGrpc;
 import csi.v1.ProbeRequest;
 import io.grpc.ManagedChannel;
 import io.loopcsi.cli.CsiChannels;
 import io.loopcsi.cli.Endpoint;
+import io.loopcsi.testing.CsiClient;
+import io.loopcsi.testing.KernelCleanup;
 
 /**
  * The packaged driver as a process, started through the launcher (./loopcsi standalone) exactly
@@ -109,8 +109,8 @@ final class Driver implements AutoCloseable {
         return new long[] { rss, hwm };
     }
 
-    Client client() {
-        return new Client(socket);
+    CsiClient client() {
+        return new CsiClient(socket);
     }
 
     /** SIGTERM and wait (what a rolling restart does). */
@@ -135,26 +135,6 @@ final class Driver implements AutoCloseable {
         if (process.isAlive()) {
             process.destroyForcibly();
             process.waitFor(30, TimeUnit.SECONDS);
-        }
-    }
-
-    /** Blocking stubs over one channel. */
-    static final class Client implements AutoCloseable {
-        final ManagedChannel channel;
-        final IdentityGrpc.IdentityBlockingStub identity;
-        final ControllerGrpc.ControllerBlockingStub controller;
-        final NodeGrpc.NodeBlockingStub node;
-
-        Client(Path socket) {
-            channel = CsiChannels.open(Endpoint.parse("unix://" + socket));
-            identity = IdentityGrpc.newBlockingStub(channel);
-            controller = ControllerGrpc.newBlockingStub(channel);
-            node = NodeGrpc.newBlockingStub(channel);
-        }
-
-        @Override
-        public void close() {
-            channel.shutdownNow();
         }
     }
 }
