@@ -11,6 +11,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
@@ -56,6 +57,41 @@ public class Main {
             "--max-volumes", "loopcsi.max-volumes-per-node",
             "--allowed-roots", "loopcsi.allowed-roots");
 
+    private static final Set<String> STANDALONE_FLAGS = union(FLAGS.keySet(), Set.of("--endpoint"));
+
+    /**
+     * The values of {@code --flag VALUE} and {@code --flag=VALUE} arguments, by flag. An unknown
+     * flag or a flag without a value is a usage error (exit 64 with the usage text).
+     */
+    static Map<String, String> flagValues(List<String> args, Set<String> known) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            String flag = args.get(i);
+            String value = null;
+            int eq = flag.indexOf('=');
+            if (flag.startsWith("--") && eq > 0) {
+                value = flag.substring(eq + 1);
+                flag = flag.substring(0, eq);
+            } else if (i + 1 < args.size()) {
+                value = args.get(++i);
+            }
+            if (!known.contains(flag)) {
+                usageError("unknown flag " + flag);
+            }
+            if (value == null) {
+                usageError(flag + " needs a value");
+            }
+            values.put(flag, value);
+        }
+        return values;
+    }
+
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> u = new java.util.HashSet<>(a);
+        u.addAll(b);
+        return Set.copyOf(u);
+    }
+
     public static void main(String... args) {
         List<String> rest = List.of(args);
         String role = "standalone";
@@ -76,29 +112,13 @@ public class Main {
             usageError("unknown role '" + role + "'");
         }
         Map<String, String> props = new LinkedHashMap<>();
-        String endpoint = System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock");
-        for (int i = 0; i < rest.size(); i++) {
-            String flag = rest.get(i);
-            String value = null;
-            int eq = flag.indexOf('=');
-            if (flag.startsWith("--") && eq > 0) {
-                value = flag.substring(eq + 1);
-                flag = flag.substring(0, eq);
-            } else if (i + 1 < rest.size()) {
-                value = rest.get(++i);
-            }
-            if (!flag.equals("--endpoint") && !FLAGS.containsKey(flag)) {
-                usageError("unknown flag " + flag);
-            }
-            if (value == null) {
-                usageError(flag + " needs a value");
-            }
-            if (flag.equals("--endpoint")) {
-                endpoint = value;
-            } else {
+        Map<String, String> given = flagValues(rest, STANDALONE_FLAGS);
+        String endpoint = given.getOrDefault("--endpoint", System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock"));
+        given.forEach((flag, value) -> {
+            if (FLAGS.containsKey(flag)) {
                 props.put(FLAGS.get(flag), value);
             }
-        }
+        });
         Endpoint ep;
         try {
             ep = Endpoint.parse(endpoint);
@@ -131,25 +151,10 @@ public class Main {
      */
     static Map<String, String> operatorProperties(List<String> flags) {
         Map<String, String> p = new LinkedHashMap<>();
-        String http = "0.0.0.0:8080";
-        for (int i = 0; i < flags.size(); i++) {
-            String flag = flags.get(i);
-            String value = null;
-            int eq = flag.indexOf('=');
-            if (flag.startsWith("--") && eq > 0) {
-                value = flag.substring(eq + 1);
-                flag = flag.substring(0, eq);
-            } else if (i + 1 < flags.size()) {
-                value = flags.get(++i);
-            }
-            if (value == null) {
-                usageError(flag + " needs a value");
-            }
-            switch (flag) {
-                case "--http-address" -> http = value;
-                case "--namespace" -> p.put("loopcsi.operator.namespace", value);
-                default -> usageError("unknown operator flag " + flag);
-            }
+        Map<String, String> given = flagValues(flags, Set.of("--http-address", "--namespace"));
+        String http = given.getOrDefault("--http-address", "0.0.0.0:8080");
+        if (given.containsKey("--namespace")) {
+            p.put("loopcsi.operator.namespace", given.get("--namespace"));
         }
         Endpoint ep;
         try {

@@ -56,6 +56,17 @@ class LauncherTest {
     }
 
     @Test
+    void flagsTakeTheirValueAfterASpaceOrAnEqualsSign() {
+        var v = Main.flagValues(java.util.List.of("--data-dir", "/x", "--capacity=5Gi", "--endpoint=unix:///a=b.sock"),
+                java.util.Set.of("--data-dir", "--capacity", "--endpoint"));
+        assertEquals(java.util.Map.of("--data-dir", "/x", "--capacity", "5Gi", "--endpoint", "unix:///a=b.sock"), v);
+        var op = Main.operatorProperties(java.util.List.of("--namespace", "ns1", "--http-address=127.0.0.1:9000"));
+        assertEquals("ns1", op.get("loopcsi.operator.namespace"));
+        assertEquals("9000", op.get("quarkus.http.port"));
+        assertEquals("operator", op.get("loopcsi.role"));
+    }
+
+    @Test
     void unixEndpointsServeOnlyOnTheSocket() {
         var p = Main.serverProperties(Endpoint.parse("unix:///tmp/a.sock"));
         assertEquals("false", p.get("quarkus.http.host-enabled"));
