@@ -86,10 +86,8 @@ public class PoolDirectory {
             return m;
         }
 
-        /** The entry when the index is loaded; null when the caller must read the file. */
-        Optional<T> lookup(String id) {
-            ConcurrentSkipListMap<String, T> m = entries;
-            return m == null ? null : Optional.ofNullable(m.get(id));
+        Optional<T> get(String id) {
+            return Optional.ofNullable(entries().get(id));
         }
 
         synchronized void put(String id, T value) {
@@ -141,13 +139,11 @@ public class PoolDirectory {
     }
 
     public Optional<VolumeMeta> readVolume(String id) {
-        Optional<VolumeMeta> known = volumeIndex.lookup(Ids.requireVolumeId(id));
-        return known != null ? known : read(volumes.resolve(id + META), VolumeMeta.class);
+        return volumeIndex.get(Ids.requireVolumeId(id));
     }
 
     public Optional<SnapshotMeta> readSnapshot(String id) {
-        Optional<SnapshotMeta> known = snapshotIndex.lookup(Ids.requireSnapshotId(id));
-        return known != null ? known : read(snapshots.resolve(id + META), SnapshotMeta.class);
+        return snapshotIndex.get(Ids.requireSnapshotId(id));
     }
 
     public void writeVolume(VolumeMeta meta) {

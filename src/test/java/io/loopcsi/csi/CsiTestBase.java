@@ -24,6 +24,7 @@ import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.VolumeCapability;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.loopcsi.engine.MountTable;
 import io.loopcsi.testing.CsiClient;
 import io.loopcsi.testing.KernelCleanup;
 import io.loopcsi.testing.StandaloneDriverResource;
@@ -84,6 +85,16 @@ abstract class CsiTestBase {
                 .setTargetPath(target.toString()).setVolumeCapability(cap).setReadonly(readOnly).build());
     }
 
+    void stageAndPublish(String id, Path staging, Path target, VolumeCapability cap) {
+        stage(id, staging, cap);
+        publish(id, staging, target, cap, false);
+    }
+
+    void unpublishAndUnstage(String id, Path staging, Path target) {
+        unpublish(id, target);
+        unstage(id, staging);
+    }
+
     void unpublish(String id, Path target) {
         csi.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build());
     }
@@ -98,8 +109,7 @@ abstract class CsiTestBase {
         return e;
     }
 
-    static boolean isMountPoint(Path p) throws IOException {
-        String s = p.toString();
-        return Files.readAllLines(Path.of("/proc/self/mountinfo")).stream().anyMatch(l -> l.split(" ")[4].equals(s));
+    static boolean isMountPoint(Path p) {
+        return MountTable.read().at(p).isPresent();
     }
 }

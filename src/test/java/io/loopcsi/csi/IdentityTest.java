@@ -3,8 +3,6 @@ package io.loopcsi.csi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import csi.v1.GetPluginCapabilitiesRequest;
@@ -12,26 +10,13 @@ import csi.v1.GetPluginInfoRequest;
 import csi.v1.GetPluginInfoResponse;
 import csi.v1.PluginCapability;
 import csi.v1.ProbeRequest;
-import io.loopcsi.testing.CsiClient;
 import io.loopcsi.testing.StandaloneDriverResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 @QuarkusTest
 @QuarkusTestResource(StandaloneDriverResource.class)
-class IdentityTest {
-
-    static CsiClient csi;
-
-    @BeforeAll
-    static void connect() {
-        csi = new CsiClient(StandaloneDriverResource.socket());
-    }
-
-    @AfterAll
-    static void disconnect() {
-        csi.close();
-    }
+class IdentityTest extends CsiTestBase {
 
     @Test
     void pluginInfoNamesTheDriverAndItsVersion() {

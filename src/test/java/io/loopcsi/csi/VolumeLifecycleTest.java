@@ -32,6 +32,7 @@ import csi.v1.Snapshot;
 import csi.v1.VolumeCapability;
 import csi.v1.VolumeContentSource;
 import csi.v1.VolumeUsage;
+import io.loopcsi.engine.MountTable;
 import io.loopcsi.testing.KernelCleanup;
 import io.loopcsi.testing.StandaloneDriverResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -48,8 +49,7 @@ class VolumeLifecycleTest extends CsiTestBase {
         String id = createVolume("lc-xfs", cap, 300 * Csi.MIB);
         Path staging = mnt.resolve("staging");
         Path target = mnt.resolve("target");
-        stage(id, staging, cap);
-        publish(id, staging, target, cap, false);
+        stageAndPublish(id, staging, target, cap);
         byte[] data = randomBytes(1 << 20, 1);
         Files.write(target.resolve("data.bin"), data, StandardOpenOption.CREATE_NEW, StandardOpenOption.SYNC);
 
@@ -62,16 +62,13 @@ class VolumeLifecycleTest extends CsiTestBase {
         assertTrue(bytes.getUsed() >= 1 << 20, "used " + bytes.getUsed());
         assertTrue(stats.getUsageList().stream().anyMatch(u -> u.getUnit() == VolumeUsage.Unit.INODES && u.getTotal() > 0));
 
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
         assertFalse(isMountPoint(staging));
         assertTrue(KernelCleanup.loopDevicesUnder(StandaloneDriverResource.dir()).isEmpty(), "unstage detaches the loop device");
 
-        stage(id, staging, cap);
-        publish(id, staging, target, cap, false);
+        stageAndPublish(id, staging, target, cap);
         assertArrayEquals(data, Files.readAllBytes(target.resolve("data.bin")));
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
 
         csi.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build());
         assertFalse(Files.exists(StandaloneDriverResource.dir().resolve("pool/volumes/" + id + ".img")));
@@ -90,8 +87,7 @@ class VolumeLifecycleTest extends CsiTestBase {
         publish(id, staging, target, cap, false);
         publish(id, staging, target, cap, false);
         assertEquals(1, KernelCleanup.loopDevicesUnder(StandaloneDriverResource.dir()).size(), "one loop device per backing file");
-        long mounts = Files.readAllLines(Path.of("/proc/self/mountinfo")).stream()
-                .filter(l -> l.split(" ")[4].startsWith(mnt.toString())).count();
+        long mounts = MountTable.read().entries().stream().filter(e -> e.mountPoint().startsWith(mnt.toString())).count();
         assertEquals(2, mounts, "one staging mount and one bind mount");
         assertCode(io.grpc.Status.Code.FAILED_PRECONDITION, () -> unstage(id, staging));
         unpublish(id, target);
@@ -112,8 +108,7 @@ class VolumeLifecycleTest extends CsiTestBase {
         assertThrows(IOException.class, () -> Files.writeString(target.resolve("x"), "no"));
         // asking for the same target read-write is a conflict, not a silent success
         assertCode(io.grpc.Status.Code.ALREADY_EXISTS, () -> publish(id, staging, target, cap, false));
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
     }
 
     @Test
@@ -122,23 +117,19 @@ class VolumeLifecycleTest extends CsiTestBase {
         String id = createVolume("lc-block", cap, 64 * Csi.MIB);
         Path staging = mnt.resolve("staging");
         Path target = mnt.resolve("dev/target");
-        stage(id, staging, cap);
-        publish(id, staging, target, cap, false);
+        stageAndPublish(id, staging, target, cap);
         assertTrue(Files.isRegularFile(target) || !Files.isDirectory(target));
         byte[] data = randomBytes(1 << 20, 2);
         writeAt(target, 5 * Csi.MIB, data);
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
         assertTrue(KernelCleanup.loopDevicesUnder(StandaloneDriverResource.dir()).isEmpty());
 
-        stage(id, staging, cap);
-        publish(id, staging, target, cap, false);
+        stageAndPublish(id, staging, target, cap);
         assertArrayEquals(data, readAt(target, 5 * Csi.MIB, data.length));
         NodeGetVolumeStatsResponse stats = csi.node.nodeGetVolumeStats(NodeGetVolumeStatsRequest.newBuilder()
                 .setVolumeId(id).setVolumePath(target.toString()).build());
         assertEquals(64 * Csi.MIB, stats.getUsage(0).getTotal());
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
     }
 
     @Test
@@ -147,8 +138,7 @@ class VolumeLifecycleTest extends CsiTestBase {
         String id = createVolume("lc-expand", cap, 300 * Csi.MIB);
         Path staging = mnt.resolve("staging");
         Path target = mnt.resolve("target");
-        stage(id, staging, cap);
-        publish(id, staging, target, cap, false);
+        stageAndPublish(id, staging, target, cap);
         byte[] data = randomBytes(256 << 10, 3);
         Files.write(target.resolve("keep.bin"), data, StandardOpenOption.CREATE_NEW, StandardOpenOption.SYNC);
         long before = Files.getFileStore(target).getTotalSpace();
@@ -169,8 +159,7 @@ class VolumeLifecycleTest extends CsiTestBase {
                 .setVolumeId(id).setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(500 * Csi.MIB)).build()).getCapacityBytes());
         assertEquals(700 * Csi.MIB, csi.controller.controllerGetVolume(ControllerGetVolumeRequest.newBuilder().setVolumeId(id).build())
                 .getVolume().getCapacityBytes());
-        unpublish(id, target);
-        unstage(id, staging);
+        unpublishAndUnstage(id, staging, target);
     }
 
     @Test
@@ -179,8 +168,7 @@ class VolumeLifecycleTest extends CsiTestBase {
         String src = createVolume("lc-snap-src", cap, 300 * Csi.MIB);
         Path staging = mnt.resolve("s1");
         Path target = mnt.resolve("t1");
-        stage(src, staging, cap);
-        publish(src, staging, target, cap, false);
+        stageAndPublish(src, staging, target, cap);
         byte[] data = randomBytes(512 << 10, 4);
         Files.write(target.resolve("snap.bin"), data, StandardOpenOption.CREATE_NEW);
 
@@ -203,18 +191,15 @@ class VolumeLifecycleTest extends CsiTestBase {
         assertEquals(snap.getSnapshotId(), restored.getContentSource().getSnapshot().getSnapshotId());
         Path staging2 = mnt.resolve("s2");
         Path target2 = mnt.resolve("t2");
-        stage(restored.getVolumeId(), staging2, cap); // mounts beside its source: same xfs UUID, nouuid
-        publish(restored.getVolumeId(), staging2, target2, cap, false);
+        stageAndPublish(restored.getVolumeId(), staging2, target2, cap); // mounts beside its source: same xfs UUID, nouuid
         assertArrayEquals(data, Files.readAllBytes(target2.resolve("snap.bin")));
         assertFalse(Files.exists(target2.resolve("after-snapshot.txt")));
         assertTrue(Files.getFileStore(target2).getTotalSpace() > Files.getFileStore(target).getTotalSpace() + 80 * Csi.MIB,
                 "the restored filesystem fills its larger volume");
 
         assertEquals(1, csi.controller.listSnapshots(ListSnapshotsRequest.newBuilder().setSourceVolumeId(src).build()).getEntriesCount());
-        unpublish(restored.getVolumeId(), target2);
-        unstage(restored.getVolumeId(), staging2);
-        unpublish(src, target);
-        unstage(src, staging);
+        unpublishAndUnstage(restored.getVolumeId(), staging2, target2);
+        unpublishAndUnstage(src, staging, target);
     }
 
     @Test
@@ -223,22 +208,18 @@ class VolumeLifecycleTest extends CsiTestBase {
         String src = createVolume("lc-clone-src", cap, 32 * Csi.MIB);
         Path staging = mnt.resolve("s");
         Path target = mnt.resolve("t");
-        stage(src, staging, cap);
-        publish(src, staging, target, cap, false);
+        stageAndPublish(src, staging, target, cap);
         byte[] data = randomBytes(64 << 10, 5);
         writeAt(target, 7 * Csi.MIB, data);
-        unpublish(src, target);
-        unstage(src, staging);
+        unpublishAndUnstage(src, staging, target);
 
         var clone = csi.controller.createVolume(Csi.create("lc-clone", cap, 32 * Csi.MIB).toBuilder()
                 .setVolumeContentSource(VolumeContentSource.newBuilder()
                         .setVolume(VolumeContentSource.VolumeSource.newBuilder().setVolumeId(src)))
                 .build()).getVolume();
         volumes.add(clone.getVolumeId());
-        stage(clone.getVolumeId(), staging, cap);
-        publish(clone.getVolumeId(), staging, target, cap, false);
+        stageAndPublish(clone.getVolumeId(), staging, target, cap);
         assertArrayEquals(data, readAt(target, 7 * Csi.MIB, data.length));
-        unpublish(clone.getVolumeId(), target);
-        unstage(clone.getVolumeId(), staging);
+        unpublishAndUnstage(clone.getVolumeId(), staging, target);
     }
 }

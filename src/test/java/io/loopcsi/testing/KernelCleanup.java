@@ -12,6 +12,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.loopcsi.engine.MountTable;
+
 /**
  * Leaves no kernel object behind: unmounts everything mounted under a test's directory (deepest
  * first), detaches every loop device whose backing file lies under it, then deletes it. Tests
@@ -37,15 +39,10 @@ public final class KernelCleanup {
     public static void unmountUnder(String root) {
         for (int pass = 0; pass < 5; pass++) {
             List<String> mounts = new ArrayList<>();
-            try {
-                for (String line : Files.readAllLines(Path.of("/proc/self/mountinfo"))) {
-                    String mp = line.split(" ")[4].replace("\\040", " ");
-                    if (mp.equals(root) || mp.startsWith(root + "/")) {
-                        mounts.add(mp);
-                    }
+            for (MountTable.Entry e : MountTable.read().entries()) {
+                if (e.mountPoint().equals(root) || e.mountPoint().startsWith(root + "/")) {
+                    mounts.add(e.mountPoint());
                 }
-            } catch (IOException e) {
-                return;
             }
             if (mounts.isEmpty()) {
                 return;
