@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.loopcsi.engine.PoolLock;
 import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
 
 /**
@@ -127,21 +129,62 @@ public class Main {
             return;
         }
         props.putAll(serverProperties(ep));
+        // the pool is locked before anything else, so a second driver on it stops here (one line, exit 1)
+        Path dataDir = Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault()));
+        try {
+            PoolLock.acquire(dataDir);
+        } catch (PoolLock.Locked | IllegalStateException e) {
+            fail(e.getMessage());
+        }
+        PrivateSocket socket = null;
         if (ep.isUnix()) {
             try {
                 prepareSocket(ep.socket());
+                socket = PrivateSocket.create(ep.socket());
             } catch (IllegalStateException e) {
                 fail(e.getMessage());
             }
+            props.put("quarkus.http.domain-socket", socket.bindPath().toString());
         }
         props.forEach(System::setProperty);
         System.setProperty("loopcsi.endpoint", ep.toString());
+        Serving.socket = socket;
         try {
-            Quarkus.run(args);
+            Quarkus.run(Serving.class, args);
         } finally {
-            if (ep.isUnix()) {
+            if (socket != null) {
+                socket.close();
                 deleteQuietly(ep.socket());
             }
+        }
+    }
+
+    /** The data directory when no --data-dir is given: the loopcsi.data-dir property, $LOOPCSI_DATA_DIR, else ./data. */
+    private static String dataDirDefault() {
+        return System.getProperty("loopcsi.data-dir", System.getenv().getOrDefault("LOOPCSI_DATA_DIR", "data"));
+    }
+
+    /**
+     * Runs once Quarkus has started, its server listening on the private path: publishes the
+     * socket (0600) under its public name, then serves until asked to stop.
+     */
+    public static class Serving implements QuarkusApplication {
+
+        static volatile PrivateSocket socket;
+
+        @Override
+        public int run(String... args) {
+            if (socket != null) {
+                try {
+                    socket.publish();
+                    org.jboss.logging.Logger.getLogger(Main.class).infof("CSI socket %s published (mode 0600)", socket.socket());
+                } catch (IllegalStateException e) {
+                    System.err.println("loopcsi: " + e.getMessage());
+                    return 1;
+                }
+            }
+            Quarkus.waitForExit();
+            return 0;
         }
     }
 
