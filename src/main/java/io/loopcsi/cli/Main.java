@@ -37,7 +37,8 @@ public class Main {
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
-              --data-dir DIR       pool directory holding volume images and metadata (default ./data)
+              --data-dir DIR       pool directory holding volume images and metadata, private (0700) and locked:
+                                   one driver per directory (default ./data)
               --capacity SIZE      pool capacity on this node, e.g. 20Gi (default 20Gi)
               --node-id ID         node ID reported to the CO (default: host name)
               --driver-name NAME   CSI driver name (default loopcsi.io)
@@ -136,6 +137,9 @@ public class Main {
         } catch (PoolLock.Locked | IllegalStateException e) {
             fail(e.getMessage());
         }
+        // The server binds in a private (0700) directory and the socket gets its public name only
+        // once it is 0600 (Serving publishes it): no moment at which another user could connect,
+        // whatever the umask (PrivateSocket says how).
         PrivateSocket socket = null;
         if (ep.isUnix()) {
             try {
