@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -40,15 +41,22 @@ public final class PoolLock implements AutoCloseable {
     private static final Duration FIRST_POLL = Duration.ofMillis(100);
     private static final Duration MAX_POLL = Duration.ofSeconds(1);
     private static final Duration SAY_STILL_WAITING = Duration.ofSeconds(10);
-    /** Locks this process holds, by the pool directory's real path. */
-    private static final Map<Path, PoolLock> HELD = new ConcurrentHashMap<>();
+    /**
+     * Locks this process holds, by the pool directory's file key (device and inode), so that one
+     * directory reached by two paths (a bind mount) is still one pool.
+     */
+    private static final Map<Object, PoolLock> HELD = new ConcurrentHashMap<>();
 
     private final Path dir;
+    private final Object key;
+    private final Object fileKey;
     private final FileChannel channel;
     private final FileLock lock;
 
-    private PoolLock(Path dir, FileChannel channel, FileLock lock) {
+    private PoolLock(Path dir, Object key, Object fileKey, FileChannel channel, FileLock lock) {
         this.dir = dir;
+        this.key = key;
+        this.fileKey = fileKey;
         this.channel = channel;
         this.lock = lock;
     }
@@ -93,11 +101,35 @@ public final class PoolLock implements AutoCloseable {
 
     /** The lock this process holds on dir, if any (for example taken by the launcher before the engine was made). */
     public static Optional<PoolLock> held(Path dir) {
-        try {
-            return Optional.ofNullable(HELD.get(dir.toRealPath()));
-        } catch (IOException e) {
+        synchronized (HELD) {
+            try {
+                return live(dir);
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * The lock this process holds on dir, if its lock file is still the one in dir; an entry
+     * whose file is gone (the directory was deleted, and its inode may be reused) is dropped.
+     */
+    private static Optional<PoolLock> live(Path dir) throws IOException {
+        PoolLock l = HELD.get(key(dir));
+        if (l == null) {
             return Optional.empty();
         }
+        Object fileKey;
+        try {
+            fileKey = key(dir.resolve(FILE)); // stat, never open: opening and closing the file would drop the lock
+        } catch (NoSuchFileException e) {
+            fileKey = null;
+        }
+        if (l.fileKey.equals(fileKey)) {
+            return Optional.of(l);
+        }
+        l.close();
+        return Optional.empty();
     }
 
     /** The pool directory (its real path). */
@@ -108,7 +140,7 @@ public final class PoolLock implements AutoCloseable {
     /** Releases the lock (the kernel does so at exit anyway). */
     @Override
     public void close() {
-        if (HELD.remove(dir, this)) {
+        if (HELD.remove(key, this)) {
             try {
                 channel.close(); // releases the lock
             } catch (IOException ignored) {
@@ -123,13 +155,20 @@ public final class PoolLock implements AutoCloseable {
         HELD.values().stream().filter(l -> l.dir.startsWith(abs)).toList().forEach(PoolLock::close);
     }
 
+    private static Object key(Path dir) throws IOException {
+        return Files.readAttributes(dir, BasicFileAttributes.class).fileKey();
+    }
+
     private static Optional<PoolLock> tryLock(Path root) {
-        if (HELD.containsKey(root)) {
-            return Optional.empty();
-        }
         synchronized (HELD) {
-            if (HELD.containsKey(root)) {
-                return Optional.empty();
+            Object key;
+            try {
+                if (live(root).isPresent()) {
+                    return Optional.empty();
+                }
+                key = key(root);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot lock pool directory " + root + ": " + e.getMessage(), e);
             }
             Path file = root.resolve(FILE);
             FileChannel ch = null;
@@ -149,8 +188,8 @@ public final class PoolLock implements AutoCloseable {
                 ch.truncate(0);
                 ch.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
                 ch.force(false);
-                PoolLock pl = new PoolLock(root, ch, l);
-                HELD.put(root, pl);
+                PoolLock pl = new PoolLock(root, key, key(file), ch, l);
+                HELD.put(key, pl);
                 return Optional.of(pl);
             } catch (IOException e) {
                 if (ch != null) {
@@ -167,7 +206,7 @@ public final class PoolLock implements AutoCloseable {
 
     /** The PID written by the holder, if the file says one (it may be between truncate and write). */
     static Optional<Long> holder(Path root) {
-        if (HELD.containsKey(root)) {
+        if (held(root).isPresent()) {
             return Optional.of(ProcessHandle.current().pid());
         }
         try {

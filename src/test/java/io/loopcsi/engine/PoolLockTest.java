@@ -62,6 +62,28 @@ class PoolLockTest {
     }
 
     @Test
+    void aPoolDirectoryDeletedAndMadeAgainIsANewPool() throws Exception {
+        Path pool = tmp.resolve("pool");
+        PoolLock.acquire(pool); // never closed: its directory is deleted under it
+        Files.delete(pool.resolve(PoolLock.FILE));
+        Files.delete(pool);
+        Files.createDirectory(pool); // may well get the same inode back
+        try (PoolLock fresh = PoolLock.acquire(pool)) {
+            assertEquals(fresh, PoolLock.held(pool).orElseThrow());
+        }
+    }
+
+    @Test
+    void oneDirectoryReachedByTwoPathsIsOnePool() throws Exception {
+        Path pool = tmp.resolve("pool");
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), pool.getFileName());
+        try (PoolLock lock = PoolLock.acquire(pool)) {
+            assertSame(lock, PoolLock.held(link).orElseThrow());
+            assertThrows(PoolLock.Locked.class, () -> PoolLock.acquire(link));
+        }
+    }
+
+    @Test
     void theWaitingModeTakesTheLockOnceItIsReleasedAndSaysItWaits() throws Exception {
         Path pool = tmp.resolve("pool");
         PoolLock held = PoolLock.acquire(pool);
