@@ -152,13 +152,15 @@ public class Main {
         }
         props.forEach(System::setProperty);
         System.setProperty("loopcsi.endpoint", ep.toString());
-        Serving.socket = socket;
+        if (socket != null) {
+            Serving.publishOnStart(socket);
+        }
         try {
             Quarkus.run(Serving.class, args);
         } finally {
             if (socket != null) {
                 socket.close();
-                deleteQuietly(ep.socket());
+                socket.unpublish();
             }
         }
     }
@@ -169,25 +171,32 @@ public class Main {
     }
 
     /**
-     * Runs once Quarkus has started, its server listening on the private path: publishes the
+     * Runs once Quarkus has started, every server listening on its private path: publishes each
      * socket (0600) under its public name, then serves until asked to stop.
      */
     public static class Serving implements QuarkusApplication {
 
-        static volatile PrivateSocket socket;
+        private static final List<PrivateSocket> SOCKETS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        /** A socket that Quarkus's own server binds at its bindPath(), to publish once it listens. */
+        static void publishOnStart(PrivateSocket socket) {
+            SOCKETS.add(socket);
+        }
 
         @Override
         public int run(String... args) {
-            if (socket != null) {
+            for (PrivateSocket socket : SOCKETS) {
                 try {
                     socket.publish();
-                    org.jboss.logging.Logger.getLogger(Main.class).infof("CSI socket %s published (mode 0600)", socket.socket());
+                    org.jboss.logging.Logger.getLogger(Main.class).infof("socket %s published (mode 0600)", socket.socket());
                 } catch (IllegalStateException e) {
                     System.err.println("loopcsi: " + e.getMessage());
                     return 1;
                 }
             }
             Quarkus.waitForExit();
+            // stopping: new clients find no socket (in-flight calls keep their connections)
+            SOCKETS.forEach(PrivateSocket::unpublish);
             return 0;
         }
     }
@@ -255,14 +264,6 @@ public class Main {
             throw new IllegalStateException("another process is serving on " + socket + "; stop it or choose another --endpoint");
         } catch (IOException e) {
             throw new IllegalStateException("cannot prepare socket " + socket + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException ignored) {
-            // nothing to do at exit
         }
     }
 

@@ -5,7 +5,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -24,8 +26,9 @@ import java.util.regex.Pattern;
  * plugin watcher sees the new name as a create, as with a direct bind.
  *
  * <p>Use: {@code PrivateSocket s = PrivateSocket.create(path)}; bind the server to
- * {@link #bindPath()}; once it listens, {@link #publish()}; {@link #close()} at the end removes
- * what is left (the private directory if publishing never happened; never the published socket).
+ * {@link #bindPath()}; once it listens, {@link #publish()}; at shutdown {@link #unpublish()}
+ * removes the public name (only while it is still this socket), and {@link #close()} the private
+ * directory if publishing never happened.
  */
 public final class PrivateSocket implements AutoCloseable {
 
@@ -37,6 +40,8 @@ public final class PrivateSocket implements AutoCloseable {
     private final Path socket;
     private final Path privateDir;
     private final Path bindPath;
+    /** The published socket's inode, so that only our own socket is ever removed. */
+    private volatile Object published;
 
     private PrivateSocket(Path socket, Path privateDir) {
         this.socket = socket;
@@ -94,9 +99,22 @@ public final class PrivateSocket implements AutoCloseable {
                 // a filesystem without hard links: rename (still atomic, checked not to replace)
                 Files.move(bindPath, socket);
             }
+            published = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
             deleteTree(privateDir);
         } catch (IOException e) {
             throw new IllegalStateException("cannot publish socket " + socket + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes the public name at shutdown, if it is still the socket this published (not a successor's). */
+    public void unpublish() {
+        try {
+            if (published != null && published.equals(
+                    Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey())) {
+                Files.delete(socket);
+            }
+        } catch (IOException ignored) {
+            // gone already, or replaced: nothing of ours to remove
         }
     }
 

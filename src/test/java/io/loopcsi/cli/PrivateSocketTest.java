@@ -47,6 +47,27 @@ class PrivateSocketTest {
     }
 
     @Test
+    void unpublishRemovesOurSocketButNeverASuccessors() throws Exception {
+        Path sock = dir.resolve("csi.sock");
+        try (PrivateSocket ours = PrivateSocket.create(sock); ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(ours.bindPath()));
+            ours.publish();
+            ours.unpublish();
+            assertFalse(Files.exists(sock, LinkOption.NOFOLLOW_LINKS));
+            ours.unpublish(); // again: nothing to do
+        }
+        try (PrivateSocket old = PrivateSocket.create(sock); ServerSocketChannel first = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+                ServerSocketChannel next = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            first.bind(UnixDomainSocketAddress.of(old.bindPath()));
+            old.publish();
+            Files.delete(sock); // a successor took the name over (its launcher removed our socket as stale)
+            next.bind(UnixDomainSocketAddress.of(sock));
+            old.unpublish();
+            assertTrue(Files.exists(sock, LinkOption.NOFOLLOW_LINKS), "the successor's socket is left alone");
+        }
+    }
+
+    @Test
     void publishingNeverReplacesASocketThatAppearedMeanwhile() throws Exception {
         Path sock = dir.resolve("csi.sock");
         try (PrivateSocket ps = PrivateSocket.create(sock); ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
