@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import org.jboss.logging.Logger;
@@ -51,6 +52,7 @@ import io.loopcsi.operator.desired.CsiRbac;
 import io.loopcsi.operator.desired.MetricsService;
 import io.loopcsi.operator.desired.NodeDaemonSet;
 import io.loopcsi.operator.desired.StorageClasses;
+import io.loopcsi.operator.status.BackingDirConflict;
 import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
@@ -60,7 +62,8 @@ import io.loopcsi.operator.status.PoolVolumes;
 /**
  * Rolls out a StoragePool's CSI components and reports on them.
  *
- * <p>Order of a reconcile: (1) refuse names taken by objects the pool does not own (the
+ * <p>Order of a reconcile: (1) refuse a backingDir that overlaps an older pool's on a shared node
+ * ({@link BackingDirConflict}) and names taken by objects the pool does not own (the
  * workflow would take them over with a forced server-side apply), (2) run the dependent
  * workflow (explicit invocation, so (1) can stop it), (3) compute status and record an Event
  * when Ready changes.
@@ -127,9 +130,13 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         String ns = OperatorSettings.namespace();
         String problemReason = null;
         String problem = null;
+        Optional<String> dirConflict = BackingDirConflict.find(pool, context.getPrimaryCache().list().toList());
         if (pool.getMetadata().getName().length() > MAX_NAME) {
             problemReason = "InvalidName";
             problem = "pool name is longer than " + MAX_NAME + " characters; the names derived from it would be invalid";
+        } else if (dirConflict.isPresent()) {
+            problemReason = BackingDirConflict.REASON;
+            problem = dirConflict.get();
         } else {
             List<String> foreign = OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client)));
             if (!foreign.isEmpty()) {
