@@ -9,8 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,17 +43,15 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.operator.OperatorSettings;
 import io.loopcsi.operator.StoragePoolReconciler;
-import io.loopcsi.operator.api.Images;
 import io.loopcsi.operator.api.StoragePool;
-import io.loopcsi.operator.manifests.RbacCoverage;
 
 /**
  * The OLM bundle (olm-bundle/) against OLM's own definitions on a real API server: OLM v0.25's
  * CRDs are installed, the README's "Install through OLM" commands apply the bundle with an
  * OperatorGroup (server-side, so the API server checks the CSV against OLM's schema), then this
  * checks what OLM checks before it installs (owned CRDs present and served, the install mode
- * against the OperatorGroup, the deployment's selector, the RBAC), that alm-examples are valid
- * StoragePools and relatedImages complete. Last it does OLM's install step by hand (the CSV's
+ * against the OperatorGroup; OlmBundleTest checks the rest without a server) and that the
+ * alm-examples are valid StoragePools. Last it does OLM's install step by hand (the CSV's
  * ServiceAccount, clusterPermissions and Deployment) and runs that operator in this JVM as the
  * CSV's ServiceAccount: it must reconcile the CSV's own example pool with exactly that RBAC.
  * (OLM's operators themselves cannot run here: no images.)
@@ -175,9 +171,11 @@ class OlmBundleKubeTest {
     @Test
     @Order(3)
     void theInstallModeFitsAnAllNamespacesOperatorGroup() {
-        Map<String, Boolean> modes = new java.util.TreeMap<>();
-        csv.at("/spec/installModes").forEach(m -> modes.put(m.get("type").asText(), m.get("supported").asBoolean()));
-        assertEquals(Map.of("AllNamespaces", true, "OwnNamespace", false, "SingleNamespace", false, "MultiNamespace", false), modes);
+        boolean allNamespaces = false;
+        for (JsonNode m : csv.at("/spec/installModes")) {
+            allNamespaces |= m.get("type").asText().equals("AllNamespaces") && m.get("supported").asBoolean();
+        }
+        assertTrue(allNamespaces, "the CSV supports AllNamespaces");
         var groups = admin.genericKubernetesResources("operators.coreos.com/v1", "OperatorGroup").inNamespace(NS).list().getItems();
         assertEquals(1, groups.size(), "one OperatorGroup in the namespace (OLM refuses to install with two)");
         Map<String, Object> spec = groups.get(0).get("spec");
@@ -187,35 +185,7 @@ class OlmBundleKubeTest {
 
     @Test
     @Order(4)
-    void theDeploymentsSelectorMatchesItsPodsAndItsServiceAccountHasThePermissions() {
-        JsonNode install = csv.at("/spec/install/spec");
-        assertEquals("deployment", csv.at("/spec/install/strategy").asText());
-        Set<String> accounts = new HashSet<>();
-        install.path("clusterPermissions").forEach(p -> accounts.add(p.get("serviceAccountName").asText()));
-        install.path("permissions").forEach(p -> accounts.add(p.get("serviceAccountName").asText()));
-        assertEquals(1, install.get("deployments").size());
-        for (JsonNode d : install.get("deployments")) {
-            JsonNode labels = d.at("/spec/template/metadata/labels");
-            d.at("/spec/selector/matchLabels").fields()
-                    .forEachRemaining(l -> assertEquals(l.getValue().asText(), labels.path(l.getKey()).asText(), "selector " + l.getKey()));
-            assertTrue(accounts.contains(d.at("/spec/template/spec/serviceAccountName").asText()), "the pod's ServiceAccount gets permissions");
-        }
-    }
-
-    @Test
-    @Order(5)
-    void thePermissionsAreKubernetesRbacAndCoverWhatTheOperatorGrants() throws IOException {
-        List<PolicyRule> csvRules = clusterRules();
-        List<PolicyRule> rbacYaml = RbacCoverage.operatorRules();
-        assertEquals(List.of(), RbacCoverage.missing(csvRules, rbacYaml), "the CSV holds all of kubernetes/rbac.yaml");
-        assertEquals(List.of(), RbacCoverage.missing(rbacYaml, csvRules), "and no more");
-        assertEquals(List.of(), RbacCoverage.missing(csvRules, RbacCoverage.grantedToPools()), "what the operator grants to pools");
-        assertTrue(csv.at("/spec/install/spec/permissions").isMissingNode() || csv.at("/spec/install/spec/permissions").isEmpty());
-    }
-
-    @Test
-    @Order(6)
-    void almExamplesAreValidStoragePoolsAndRelatedImagesListEveryImage() throws Exception {
+    void almExamplesAreValidStoragePools() throws Exception {
         JsonNode examples = JSON.readTree(csv.at("/metadata/annotations/alm-examples").asText());
         assertTrue(examples.size() > 0);
         for (JsonNode example : examples) {
@@ -228,42 +198,10 @@ class OlmBundleKubeTest {
                 Files.delete(f);
             }
         }
-        Set<String> related = new HashSet<>();
-        Set<String> names = new HashSet<>();
-        csv.at("/spec/relatedImages").forEach(i -> {
-            related.add(i.get("image").asText());
-            assertTrue(names.add(i.get("name").asText()), "unique name " + i);
-        });
-        List<String> images = new ArrayList<>();
-        csv.at("/spec/install/spec/deployments").forEach(d -> d.at("/spec/template/spec/containers").forEach(c -> images.add(c.get("image").asText())));
-        for (Field f : Images.class.getFields()) {
-            if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class) {
-                images.add((String) f.get(null));
-            }
-        }
-        assertTrue(images.size() >= 6);
-        assertTrue(related.containsAll(images), "relatedImages " + related + " lists every image: " + images);
-        assertEquals(images.get(0), csv.at("/metadata/annotations/containerImage").asText());
     }
 
     @Test
-    @Order(7)
-    void theVersionSchemeLetsTheNextVersionUpgradeThisOne() {
-        String version = csv.at("/spec/version").asText();
-        assertEquals("loopcsi.v" + version, csv.at("/metadata/name").asText());
-        String skipRange = csv.at("/metadata/annotations/olm.skipRange").asText();
-        assertEquals(">=0.0.0 <" + version, skipRange, "every earlier version upgrades to this one");
-        JsonNode replaces = csv.at("/spec/replaces");
-        if (!replaces.isMissingNode()) {
-            String previous = replaces.asText().replaceFirst("^loopcsi\\.v", "");
-            assertTrue(compare(previous, version) < 0, "replaces an earlier version: " + replaces);
-        }
-        assertEquals("alpha", csv.at("/spec/maturity").asText());
-        assertEquals("1.20.0", csv.at("/spec/minKubeVersion").asText());
-    }
-
-    @Test
-    @Order(8)
+    @Order(5)
     void installedAsOlmWouldTheOperatorReconcilesTheCsvsExamplePool() throws Exception {
         String sa = csv.at("/spec/install/spec/clusterPermissions/0/serviceAccountName").asText();
         String csvName = csv.at("/metadata/name").asText();
@@ -354,18 +292,5 @@ class OlmBundleKubeTest {
         var c = admin.apiextensions().v1().customResourceDefinitions().withName(crd).get();
         return c != null && c.getStatus() != null && c.getStatus().getConditions().stream()
                 .anyMatch(x -> x.getType().equals("Established") && x.getStatus().equals("True"));
-    }
-
-    /** Compares dotted numeric versions (0.1.0 < 0.10.0). */
-    static int compare(String a, String b) {
-        String[] x = a.split("\\.");
-        String[] y = b.split("\\.");
-        for (int i = 0; i < Math.max(x.length, y.length); i++) {
-            int c = Integer.compare(i < x.length ? Integer.parseInt(x[i]) : 0, i < y.length ? Integer.parseInt(y[i]) : 0);
-            if (c != 0) {
-                return c;
-            }
-        }
-        return 0;
     }
 }

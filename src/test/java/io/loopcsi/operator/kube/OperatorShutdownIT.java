@@ -10,6 +10,9 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -22,12 +25,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.loopcsi.operator.OperatorRole;
+
 /**
  * Kubelets and OLM stop the operator with SIGTERM and wait for its shutdown timeout before they
  * SIGKILL it. The packaged launcher ({@code ./loopcsi operator}, as the README runs it) against
  * a kube-testenv API server of this test's own must exit within that timeout, with the API server
  * up and after it went away. (Before the fix it hung: JOSDK's System.exit on the lease ending,
- * called inside Quarkus' shutdown, waited on that shutdown forever.)
+ * called inside Quarkus' shutdown, waited on that shutdown forever.) And an operator whose lease
+ * another replica took must still stop by itself.
  *
  * <p>Runs with LOOPCSI_KUBE_TEST=1 and kube-testenv beside the clone (make test / .ci/run).
  */
@@ -77,8 +83,21 @@ class OperatorShutdownIT {
         System.out.printf("OperatorShutdownIT: SIGTERM with the API server up: exited in %d ms%n", took.toMillis());
     }
 
+    /** Another replica holds the lease now: this one must stop reconciling, i.e. exit (its kubelet restarts it). */
     @Test
     @Order(2)
+    void exitsByItselfWhenAnotherReplicaTookTheLease() throws Exception {
+        startOperator();
+        String now = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC).format(Instant.now());
+        cluster.kubectl("patch", "lease", "-n", NS, "loopcsi-operator", "--type", "merge", "-p",
+                "{\"spec\": {\"holderIdentity\": \"another-replica\", \"renewTime\": \"" + now + "\", \"leaseDurationSeconds\": 120}}");
+        assertTrue(operator.waitFor(60, TimeUnit.SECONDS), "still running 60 s after losing its lease: " + log());
+        assertEquals(OperatorRole.LOST_LEASE_EXIT, operator.exitValue(), log());
+        assertTrue(log().contains("lost the leader-election lease"), log());
+    }
+
+    @Test
+    @Order(3)
     void exitsWithinTheShutdownTimeoutOnSigtermAfterTheApiServerWentAway() throws Exception {
         startOperator();
         cluster.down();
@@ -91,6 +110,8 @@ class OperatorShutdownIT {
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
         }
+        // the lease of an operator killed before: free it at once rather than wait for it to expire
+        cluster.kubectl("delete", "lease", "-n", NS, "loopcsi-operator", "--ignore-not-found");
         log = dir.resolve("operator.log");
         ProcessBuilder pb = new ProcessBuilder("./loopcsi", "operator", "--namespace", NS, "--http-address", "127.0.0.1:" + port)
                 .redirectErrorStream(true).redirectOutput(log.toFile());
