@@ -7,7 +7,7 @@ CAPACITY ?= 20Gi
 APP := target/quarkus-app/quarkus-run.jar
 SOURCES := pom.xml $(shell find proto src/main -type f 2>/dev/null)
 
-.PHONY: build run test test-kube manifests crds demo bench native native-check clean
+.PHONY: build run test test-kube manifests crds bundle demo bench native native-check clean
 
 build: $(APP)
 
@@ -32,9 +32,9 @@ test:
 test-kube:
 	bash .ci/kube-test.sh $(MVN) verify
 
-# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml)
-# from the code; `make test` fails while they differ.
-manifests crds:
+# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml, the
+# OLM bundle olm-bundle/) from the code; `make test` fails while they differ.
+manifests crds bundle:
 	$(MVN) -q verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=GeneratedManifestsIT -Dloopcsi.update-manifests=true
 
 demo: $(APP)

@@ -112,10 +112,14 @@ import io.loopcsi.operator.status.PoolVolumes;
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
 // server-side apply that creates an object needs create as well as patch
+// whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is
+// off (quarkus.operator-sdk.crd.validate=false), which also drops QOSDK's generic CRD-reading role
+@RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = { "get" })
 @RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
-    public static final String NAME = "storagepool";
+    /** The controller's name; QOSDK names the operator's generated ClusterRole after it (loopcsi-storagepool-cluster-role). */
+    public static final String NAME = "loopcsi-storagepool";
     /** Longest pool name whose derived object names stay valid (a Service name is at most 63 characters). */
     public static final int MAX_NAME = 63 - "loopcsi--metrics".length();
     private static final Duration RECHECK = Duration.ofSeconds(30);
