@@ -126,7 +126,7 @@ public class Main {
             usageError(e.getMessage());
             return;
         }
-        props.putAll(serverProperties(ep));
+        props.putAll(csiProperties(ep));
         if (ep.isUnix()) {
             try {
                 prepareSocket(ep.socket());
@@ -135,7 +135,6 @@ public class Main {
             }
         }
         props.forEach(System::setProperty);
-        System.setProperty("loopcsi.endpoint", ep.toString());
         try {
             Quarkus.run(args);
         } finally {
@@ -168,7 +167,19 @@ public class Main {
         return p;
     }
 
-    /** Quarkus HTTP server settings that serve gRPC on the endpoint (and nowhere else). */
+    /**
+     * Settings of a role that serves CSI: csi.CsiServer (grpc-java) serves the endpoint, so Quarkus'
+     * HTTP server listens nowhere (it would answer CSI calls too, with Vert.x's stricter HTTP/2).
+     */
+    static Map<String, String> csiProperties(Endpoint ep) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("loopcsi.endpoint", ep.toString());
+        p.put("quarkus.http.host-enabled", "false");
+        p.put("quarkus.http.domain-socket-enabled", "false");
+        return p;
+    }
+
+    /** Quarkus HTTP server settings that serve HTTP on the endpoint (and nowhere else). */
     static Map<String, String> serverProperties(Endpoint ep) {
         Map<String, String> p = new LinkedHashMap<>();
         if (ep.isUnix()) {

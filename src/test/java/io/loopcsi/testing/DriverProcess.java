@@ -21,27 +21,33 @@ public final class DriverProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     public final Path socket;
+    public final io.loopcsi.cli.Endpoint endpoint;
 
-    private DriverProcess(Process process, Path log, Path socket) {
+    private DriverProcess(Process process, Path log, io.loopcsi.cli.Endpoint endpoint) {
         this.process = process;
         this.log = log;
-        this.socket = socket;
+        this.endpoint = endpoint;
+        this.socket = endpoint.socket();
     }
 
     public static DriverProcess start(Path dir, String... jvmProps) throws Exception {
+        return startOn(dir, "unix://" + dir.resolve("csi.sock"), jvmProps);
+    }
+
+    /** The driver serving on endpoint (unix:///PATH or tcp://HOST:PORT). */
+    public static DriverProcess startOn(Path dir, String endpoint, String... jvmProps) throws Exception {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: process tests run after `package` (mvn verify)");
         }
-        Path socket = dir.resolve("csi.sock");
         Path log = dir.resolve("driver-" + (++starts) + ".log");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC"));
         cmd.addAll(List.of(jvmProps));
-        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", "unix://" + socket,
+        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", endpoint,
                 "--data-dir", dir.resolve("pool").toString(), "--capacity", "20Gi", "--node-id", "it-node"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        DriverProcess d = new DriverProcess(p, log, socket);
+        DriverProcess d = new DriverProcess(p, log, io.loopcsi.cli.Endpoint.parse(endpoint));
         d.awaitReady();
         return d;
     }
@@ -52,8 +58,8 @@ public final class DriverProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException("driver exited with " + process.exitValue() + ":\n" + log());
             }
-            if (Files.exists(socket)) {
-                try (CsiClient c = new CsiClient(socket)) {
+            if (socket == null || Files.exists(socket)) {
+                try (CsiClient c = new CsiClient(endpoint)) {
                     if (c.identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()) {
                         return;
                     }
@@ -67,7 +73,7 @@ public final class DriverProcess implements AutoCloseable {
     }
 
     public CsiClient client() {
-        return new CsiClient(socket);
+        return new CsiClient(endpoint);
     }
 
     /** SIGKILL: what a crash or a power cut leaves. */
