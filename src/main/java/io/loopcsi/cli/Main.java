@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.loopcsi.engine.HostRequirements;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.annotations.QuarkusMain;
 
@@ -127,6 +128,11 @@ public class Main {
             return;
         }
         props.putAll(csiProperties(ep));
+        // refuse to serve rather than fail a user's volume later (docs/architecture.md)
+        List<HostRequirements.Missing> missing = HostRequirements.check();
+        if (!missing.isEmpty()) {
+            fail(HostRequirements.message(missing));
+        }
         if (ep.isUnix()) {
             try {
                 prepareSocket(ep.socket());
