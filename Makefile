@@ -16,6 +16,7 @@ $(APP): $(SOURCES)
 	@touch $(APP)
 
 run: $(APP)
+	@bash src/main/sh/host-packages.sh
 	@mkdir -p run
 	@echo "loopcsi standalone: CSI on $(ENDPOINT), pool in $(DATA) ($(CAPACITY)). Stop with Ctrl-C."
 	@echo "In another terminal:  ./loopcsi csc identity plugin-info --endpoint $(ENDPOINT)   (or: make demo)"

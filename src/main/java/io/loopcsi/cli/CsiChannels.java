@@ -26,7 +26,7 @@ public final class CsiChannels {
         ManagedChannel channel = NettyChannelBuilder.forAddress(new DomainSocketAddress(endpoint.socket().toString()))
                 .eventLoopGroup(group)
                 .channelType(EpollDomainSocketChannel.class)
-                // the authority of a unix socket is not a host name; servers expect one anyway
+                // the authority of a unix socket names nothing; send what current grpc-go sends
                 .overrideAuthority("localhost")
                 .usePlaintext()
                 .build();

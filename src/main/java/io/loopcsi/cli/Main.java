@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.loopcsi.csi.CsiServer;
+import io.loopcsi.engine.HostRequirements;
 import io.loopcsi.engine.PoolLock;
 import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
@@ -129,7 +131,12 @@ public class Main {
             usageError(e.getMessage());
             return;
         }
-        props.putAll(serverProperties(ep));
+        props.putAll(csiProperties(ep));
+        // refuse to serve rather than fail a user's volume later (docs/architecture.md)
+        List<HostRequirements.Missing> missing = HostRequirements.check();
+        if (!missing.isEmpty()) {
+            fail(HostRequirements.message(missing));
+        }
         // the pool is locked before anything else, so a second driver on it stops here (one line, exit 1)
         Path dataDir = Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault()));
         try {
@@ -137,7 +144,7 @@ public class Main {
         } catch (PoolLock.Locked | IllegalStateException e) {
             fail(e.getMessage());
         }
-        // The server binds in a private (0700) directory and the socket gets its public name only
+        // CsiServer binds in a private (0700) directory and the socket gets its public name only
         // once it is 0600 (Serving publishes it): no moment at which another user could connect,
         // whatever the umask (PrivateSocket says how).
         PrivateSocket socket = null;
@@ -148,10 +155,9 @@ public class Main {
             } catch (IllegalStateException e) {
                 fail(e.getMessage());
             }
-            props.put("quarkus.http.domain-socket", socket.bindPath().toString());
+            props.put(CsiServer.BIND_PATH, socket.bindPath().toString());
         }
         props.forEach(System::setProperty);
-        System.setProperty("loopcsi.endpoint", ep.toString());
         if (socket != null) {
             Serving.publishOnStart(socket);
         }
@@ -224,7 +230,19 @@ public class Main {
         return p;
     }
 
-    /** Quarkus HTTP server settings that serve gRPC on the endpoint (and nowhere else). */
+    /**
+     * Settings of a role that serves CSI: csi.CsiServer (grpc-java) serves the endpoint, so Quarkus'
+     * HTTP server listens nowhere (it would answer CSI calls too, with Vert.x's stricter HTTP/2).
+     */
+    static Map<String, String> csiProperties(Endpoint ep) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("loopcsi.endpoint", ep.toString());
+        p.put("quarkus.http.host-enabled", "false");
+        p.put("quarkus.http.domain-socket-enabled", "false");
+        return p;
+    }
+
+    /** Quarkus HTTP server settings that serve HTTP on the endpoint (and nowhere else). */
     static Map<String, String> serverProperties(Endpoint ep) {
         Map<String, String> p = new LinkedHashMap<>();
         if (ep.isUnix()) {

@@ -73,6 +73,11 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             String name = CsiArgs.requireName("name", req.getName());
             CsiArgs.Access access = CsiArgs.accessOfAll("volume_capabilities", req.getVolumeCapabilitiesList());
             CsiArgs.requireMapSize("parameters", req.getParametersMap());
+            CsiArgs.requireRange("capacity_range", req.getCapacityRange());
+            if (req.getMutableParamsCount() > 0) {
+                throw GrpcErrors.invalid("mutable_parameters " + req.getMutableParamsMap().keySet()
+                        + " are not supported: this plugin has no MODIFY_VOLUME capability");
+            }
             requireOurTopology(req);
             String snapshot = null;
             String volume = null;
@@ -126,6 +131,10 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                 throw GrpcErrors.invalid("volume_capabilities is required");
             }
             VolumeMeta v = provider.volume(id).orElseThrow(() -> EngineException.notFound("volume " + Ids.quote(id) + " does not exist"));
+            if (req.getMutableParamsCount() > 0) {
+                return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage("mutable_parameters "
+                        + req.getMutableParamsMap().keySet() + " are not supported: this plugin has no MODIFY_VOLUME capability").build();
+            }
             for (int i = 0; i < req.getVolumeCapabilitiesCount(); i++) {
                 String why = unsupported(v, req.getVolumeCapabilities(i), "volume_capabilities[" + i + "]");
                 if (why != null) {
@@ -232,8 +241,14 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (!req.hasCapacityRange()) {
                 throw GrpcErrors.invalid("capacity_range is required");
             }
-            if (!Ids.isVolumeId(id)) {
-                throw EngineException.notFound("volume " + Ids.quote(id) + " does not exist");
+            CsiArgs.requireRange("capacity_range", req.getCapacityRange());
+            CsiArgs.Access a = req.hasVolumeCapability() ? CsiArgs.access("volume_capability", req.getVolumeCapability()) : null;
+            VolumeMeta current = provider.volume(id).orElseThrow(() -> EngineException.notFound("volume " + Ids.quote(id) + " does not exist"));
+            if (a != null) {
+                String why = unsupported(current, req.getVolumeCapability(), "volume_capability");
+                if (why != null) {
+                    throw GrpcErrors.invalid(why); // the spec's "Exceeds capabilities" of ControllerExpandVolume
+                }
             }
             VolumeMeta v = provider.expandVolume(id, req.getCapacityRange().getRequiredBytes(), req.getCapacityRange().getLimitBytes());
             // The node refreshes the loop device and grows the filesystem (NodeExpandVolume), block volumes included.
@@ -246,6 +261,7 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
         GrpcErrors.answer("CreateSnapshot", observer, () -> {
             String name = CsiArgs.requireName("name", req.getName());
             String source = CsiArgs.requireId("source_volume_id", req.getSourceVolumeId());
+            CsiArgs.requireMapSize("parameters", req.getParametersMap());
             if (!Ids.isVolumeId(source)) {
                 throw EngineException.notFound("source volume " + Ids.quote(source) + " does not exist");
             }

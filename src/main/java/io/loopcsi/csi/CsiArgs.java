@@ -22,8 +22,12 @@ final class CsiArgs {
     static final int MAX_STRING_BYTES = 128;
     static final int MAX_PATH_BYTES = 4096;
 
-    /** How a capability asks for a volume to be used. */
-    record Access(VolumeMode mode, String fsType, List<String> mountFlags, boolean readOnly) {
+    /**
+     * How a capability asks for a volume to be used.
+     *
+     * @param singleWriter SINGLE_NODE_SINGLE_WRITER: one published target at a time
+     */
+    record Access(VolumeMode mode, String fsType, List<String> mountFlags, boolean readOnly, boolean singleWriter) {
     }
 
     private CsiArgs() {
@@ -65,6 +69,39 @@ final class CsiArgs {
         return p;
     }
 
+    /** An OPTIONAL path: empty is null, anything else must be a valid path. */
+    static Path optionalPath(String field, String path) {
+        return path.isEmpty() ? null : requirePath(field, path);
+    }
+
+    /**
+     * A path the CO names as where a volume is (NodeGetVolumeStats, NodeExpandVolume): present and
+     * within limits, else INVALID_ARGUMENT; a path that cannot be where the volume is (relative,
+     * not normalized) is a place the volume does not exist: null, for the caller's NOT_FOUND.
+     */
+    static Path volumePath(String field, String path) {
+        requireString(field, path, MAX_PATH_BYTES);
+        if (path.indexOf('\0') >= 0) {
+            throw GrpcErrors.invalid(field + ": contains a NUL character");
+        }
+        try {
+            return requirePath(field, path);
+        } catch (io.grpc.StatusRuntimeException notAbsolute) {
+            return null;
+        }
+    }
+
+    /** A capacity range's own consistency (the volume decides what sizes it can take). */
+    static void requireRange(String field, csi.v1.CapacityRange r) {
+        if (r.getRequiredBytes() < 0 || r.getLimitBytes() < 0) {
+            throw GrpcErrors.invalid(field + ": required_bytes (" + r.getRequiredBytes() + ") and limit_bytes (" + r.getLimitBytes()
+                    + ") must not be negative");
+        }
+        if (r.getLimitBytes() > 0 && r.getRequiredBytes() > r.getLimitBytes()) {
+            throw GrpcErrors.invalid(field + ": required_bytes " + r.getRequiredBytes() + " is larger than limit_bytes " + r.getLimitBytes());
+        }
+    }
+
     private static void requireString(String field, String value, int maxBytes) {
         if (value == null || value.isEmpty()) {
             throw GrpcErrors.invalid(field + " is required");
@@ -96,9 +133,10 @@ final class CsiArgs {
                     + " is not supported: a loop volume lives on one node (use a SINGLE_NODE_* mode or MULTI_NODE_READER_ONLY)");
             default -> throw GrpcErrors.invalid(field + ".access_mode " + cap.getAccessMode().getModeValue() + " is unknown");
         };
+        boolean single = mode == Mode.SINGLE_NODE_SINGLE_WRITER;
         switch (cap.getAccessTypeCase()) {
             case BLOCK:
-                return new Access(VolumeMode.BLOCK, "", List.of(), readOnly);
+                return new Access(VolumeMode.BLOCK, "", List.of(), readOnly, single);
             case MOUNT:
                 String fs = cap.getMount().getFsType();
                 if (!fs.isEmpty() && !Filesystems.SUPPORTED.contains(fs)) {
@@ -109,7 +147,8 @@ final class CsiArgs {
                     throw GrpcErrors.invalid(field + ".mount.volume_mount_group is not supported (no VOLUME_MOUNT_GROUP capability)");
                 }
                 try {
-                    return new Access(VolumeMode.FILESYSTEM, fs, MountFlags.validate(cap.getMount().getMountFlagsList()), readOnly);
+                    return new Access(VolumeMode.FILESYSTEM, fs, MountFlags.validate(cap.getMount().getMountFlagsList()), readOnly,
+                            single);
                 } catch (io.loopcsi.engine.EngineException e) {
                     throw GrpcErrors.invalid(field + "." + e.getMessage());
                 }
@@ -143,6 +182,6 @@ final class CsiArgs {
         if (first.mode() == VolumeMode.FILESYSTEM && fs.isEmpty()) {
             fs = Filesystems.DEFAULT;
         }
-        return new Access(first.mode(), fs, first.mountFlags(), first.readOnly());
+        return new Access(first.mode(), fs, first.mountFlags(), first.readOnly(), first.singleWriter());
     }
 }

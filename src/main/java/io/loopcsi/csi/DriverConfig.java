@@ -19,7 +19,7 @@ public interface DriverConfig {
     @WithDefault("loopcsi.io")
     String driverName();
 
-    /** The CSI endpoint being served, set by the launcher (informational: the HTTP server settings bind it). */
+    /** The CSI endpoint (unix:///PATH or tcp://HOST:PORT) that CsiServer serves, set by the launcher; unset: no CSI served. */
     Optional<String> endpoint();
 
     /** This node's ID (NodeGetInfo, topology); the host name when unset. */

@@ -23,6 +23,7 @@ import csi.v1.NodeUnpublishVolumeResponse;
 import csi.v1.NodeUnstageVolumeRequest;
 import csi.v1.NodeUnstageVolumeResponse;
 import csi.v1.VolumeUsage;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
@@ -51,16 +52,16 @@ public class NodeService extends NodeGrpc.NodeImplBase {
         this.nodeId = EngineBeans.nodeId(config);
     }
 
+    // Every RPC checks its own fields first (INVALID_ARGUMENT, whatever the volume ID), and only
+    // then looks the volume up (NOT_FOUND): the order of the spec's error tables and of csi-sanity.
+
     @Override
     public void nodeStageVolume(NodeStageVolumeRequest req, StreamObserver<NodeStageVolumeResponse> observer) {
         GrpcErrors.answer("NodeStageVolume", observer, () -> {
-            String id = volumeId(req.getVolumeId());
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
             Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
-            if (!req.hasVolumeCapability()) {
-                throw GrpcErrors.invalid("volume_capability is required");
-            }
-            CsiArgs.Access a = CsiArgs.access("volume_capability", req.getVolumeCapability());
-            node.stage(id, staging, a.mode(), a.fsType(), a.mountFlags(), a.readOnly());
+            CsiArgs.Access a = capability(req.hasVolumeCapability(), req.getVolumeCapability());
+            node.stage(volumeId(id), staging, a.mode(), a.fsType(), a.mountFlags(), a.readOnly());
             return NodeStageVolumeResponse.getDefaultInstance();
         });
     }
@@ -68,8 +69,9 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeUnstageVolume(NodeUnstageVolumeRequest req, StreamObserver<NodeUnstageVolumeResponse> observer) {
         GrpcErrors.answer("NodeUnstageVolume", observer, () -> {
-            String id = volumeId(req.getVolumeId());
-            node.unstage(id, paths.check("staging_target_path", req.getStagingTargetPath()));
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
+            Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
+            node.unstage(volumeId(id), staging);
             return NodeUnstageVolumeResponse.getDefaultInstance();
         });
     }
@@ -77,17 +79,19 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodePublishVolume(NodePublishVolumeRequest req, StreamObserver<NodePublishVolumeResponse> observer) {
         GrpcErrors.answer("NodePublishVolume", observer, () -> {
-            String id = volumeId(req.getVolumeId());
-            Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
             Path target = paths.check("target_path", req.getTargetPath());
-            if (!req.hasVolumeCapability()) {
-                throw GrpcErrors.invalid("volume_capability is required");
+            CsiArgs.Access a = capability(req.hasVolumeCapability(), req.getVolumeCapability());
+            if (req.getStagingTargetPath().isEmpty()) {
+                throw Status.FAILED_PRECONDITION.withDescription("staging_target_path is not set: this plugin has the"
+                        + " STAGE_UNSTAGE_VOLUME capability, call NodeStageVolume first and pass its path").asRuntimeException();
             }
+            Path staging = paths.check("staging_target_path", req.getStagingTargetPath());
             if (target.equals(staging)) {
                 throw GrpcErrors.invalid("target_path must differ from staging_target_path");
             }
-            CsiArgs.Access a = CsiArgs.access("volume_capability", req.getVolumeCapability());
-            node.publish(id, staging, target, a.mode(), a.fsType(), a.mountFlags(), req.getReadonly() || a.readOnly());
+            node.publish(volumeId(id), staging, target, a.mode(), a.fsType(), a.mountFlags(), req.getReadonly() || a.readOnly(),
+                    a.singleWriter());
             return NodePublishVolumeResponse.getDefaultInstance();
         });
     }
@@ -95,8 +99,9 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeUnpublishVolume(NodeUnpublishVolumeRequest req, StreamObserver<NodeUnpublishVolumeResponse> observer) {
         GrpcErrors.answer("NodeUnpublishVolume", observer, () -> {
-            String id = volumeId(req.getVolumeId());
-            node.unpublish(id, paths.check("target_path", req.getTargetPath()));
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
+            Path target = paths.check("target_path", req.getTargetPath());
+            node.unpublish(volumeId(id), target);
             return NodeUnpublishVolumeResponse.getDefaultInstance();
         });
     }
@@ -104,8 +109,11 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeGetVolumeStats(NodeGetVolumeStatsRequest req, StreamObserver<NodeGetVolumeStatsResponse> observer) {
         GrpcErrors.answer("NodeGetVolumeStats", observer, () -> {
-            String id = volumeId(req.getVolumeId());
-            VolumeStats s = node.stats(id, paths.check("volume_path", req.getVolumePath()));
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
+            Path given = CsiArgs.volumePath("volume_path", req.getVolumePath());
+            CsiArgs.optionalPath("staging_target_path", req.getStagingTargetPath());
+            node.volume(volumeId(id));
+            VolumeStats s = node.stats(id, where(id, given, req.getVolumePath()));
             NodeGetVolumeStatsResponse.Builder b = NodeGetVolumeStatsResponse.newBuilder()
                     .setVolumeCondition(CsiTypes.condition(s.condition()));
             b.addUsage(VolumeUsage.newBuilder().setUnit(VolumeUsage.Unit.BYTES).setTotal(s.totalBytes())
@@ -121,10 +129,48 @@ public class NodeService extends NodeGrpc.NodeImplBase {
     @Override
     public void nodeExpandVolume(NodeExpandVolumeRequest req, StreamObserver<NodeExpandVolumeResponse> observer) {
         GrpcErrors.answer("NodeExpandVolume", observer, () -> {
-            String id = volumeId(req.getVolumeId());
-            long size = node.expand(id, paths.check("volume_path", req.getVolumePath()));
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
+            Path given = CsiArgs.volumePath("volume_path", req.getVolumePath());
+            CsiArgs.optionalPath("staging_target_path", req.getStagingTargetPath());
+            if (req.hasCapacityRange()) {
+                CsiArgs.requireRange("capacity_range", req.getCapacityRange());
+            }
+            CsiArgs.Access a = req.hasVolumeCapability() ? CsiArgs.access("volume_capability", req.getVolumeCapability()) : null;
+            node.volume(volumeId(id));
+            Path volumePath = where(id, given, req.getVolumePath());
+            if (a != null) {
+                node.requireCapability(id, a.mode(), a.fsType()); // here "exceeds capabilities" is INVALID_ARGUMENT
+            }
+            long size = node.expand(id, volumePath);
+            if (req.hasCapacityRange()) {
+                long required = req.getCapacityRange().getRequiredBytes();
+                long limit = req.getCapacityRange().getLimitBytes();
+                if (required > size || (limit > 0 && size > limit)) {
+                    throw Status.OUT_OF_RANGE.withDescription("capacity_range: volume " + id + " is " + size
+                            + " bytes on this node; grow it with ControllerExpandVolume first").asRuntimeException();
+                }
+            }
             return NodeExpandVolumeResponse.newBuilder().setCapacityBytes(size).build();
         });
+    }
+
+    /**
+     * Where the CO says the volume is (NodeGetVolumeStats, NodeExpandVolume): a relative path
+     * cannot be (NOT_FOUND, after the volume's own lookup); one outside the allowed roots is refused.
+     */
+    private Path where(String id, Path given, String raw) {
+        if (given == null) {
+            throw EngineException.notFound("volume " + id + " is not at " + Ids.quote(raw) + ": not an absolute, normalized path");
+        }
+        return paths.check("volume_path", raw);
+    }
+
+    /** volume_capability of NodeStage and NodePublish: REQUIRED and well formed. */
+    private static CsiArgs.Access capability(boolean present, csi.v1.VolumeCapability cap) {
+        if (!present) {
+            throw GrpcErrors.invalid("volume_capability is required");
+        }
+        return CsiArgs.access("volume_capability", cap);
     }
 
     @Override
@@ -147,9 +193,8 @@ public class NodeService extends NodeGrpc.NodeImplBase {
                 .build());
     }
 
-    /** A volume ID from a node request: malformed ones name no volume of ours. */
+    /** A volume ID from a node request, after its fields were checked: malformed ones name no volume of ours. */
     private static String volumeId(String id) {
-        CsiArgs.requireId("volume_id", id);
         if (!Ids.isVolumeId(id)) {
             throw EngineException.notFound("volume " + Ids.quote(id) + " does not exist: loopcsi volume IDs look like vol-<32 hex digits>");
         }

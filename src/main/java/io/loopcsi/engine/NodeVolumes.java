@@ -91,6 +91,7 @@ public class NodeVolumes {
 
     public void unstage(String volumeId, Path staging) {
         try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            meta(volumeId);
             Path image = pool.volumeImage(volumeId);
             MountTable table = MountTable.read();
             Optional<String> dev = loops.find(image);
@@ -127,6 +128,15 @@ public class NodeVolumes {
 
     public void publish(String volumeId, Path staging, Path target, VolumeMode mode, String fsType, List<String> mountFlags,
             boolean readOnly) {
+        publish(volumeId, staging, target, mode, fsType, mountFlags, readOnly, false);
+    }
+
+    /**
+     * @param singleWriter SINGLE_NODE_SINGLE_WRITER: refused (FAILED_PRECONDITION) while the volume
+     *        is published at another target, as the spec's second-publish table asks
+     */
+    public void publish(String volumeId, Path staging, Path target, VolumeMode mode, String fsType, List<String> mountFlags,
+            boolean readOnly, boolean singleWriter) {
         try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
             VolumeMeta v = meta(volumeId);
             checkMode(v, mode, fsType);
@@ -145,6 +155,9 @@ public class NodeVolumes {
                     requireSame(existing.get(), Mounter.rdev(target) == Mounter.rdev(Path.of(dev)), readOnly, volumeId, target);
                     return;
                 }
+                if (singleWriter) {
+                    requireNoOtherTarget(volumeId, blockBindsOf(table, dev), target);
+                }
                 createFile(target);
                 mounter.bind(Path.of(dev), target, flags);
                 return;
@@ -158,8 +171,25 @@ public class NodeVolumes {
                 requireSame(existing.get(), existing.get().majorMinor().equals(mm), readOnly, volumeId, target);
                 return;
             }
+            if (singleWriter) {
+                List<String> others = new ArrayList<>();
+                for (MountTable.Entry e : table.ofDevice(mm)) {
+                    if (!e.mountPoint().equals(staged.get().mountPoint())) {
+                        others.add(e.mountPoint());
+                    }
+                }
+                requireNoOtherTarget(volumeId, others, target);
+            }
             createDirectory(target);
             mounter.bind(staging, target, flags);
+        }
+    }
+
+    private static void requireNoOtherTarget(String volumeId, List<String> published, Path target) {
+        List<String> others = published.stream().filter(p -> !p.equals(target.toString())).toList();
+        if (!others.isEmpty()) {
+            throw EngineException.precondition("volume " + volumeId + " is already published at " + String.join(", ", others)
+                    + " and SINGLE_NODE_SINGLE_WRITER allows one target; unpublish it there first");
         }
     }
 
@@ -175,6 +205,7 @@ public class NodeVolumes {
 
     public void unpublish(String volumeId, Path target) {
         try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            meta(volumeId);
             Optional<MountTable.Entry> at = MountTable.read().at(target);
             if (at.isEmpty() && !Files.exists(target)) {
                 return;
@@ -199,33 +230,32 @@ public class NodeVolumes {
         }
     }
 
+    /**
+     * Usage and condition of the volume where it is staged or published. NOT_FOUND when the volume
+     * is not at volumePath (the spec's "volume does not exist on volume_path"): not staged, or the
+     * path is not its mount (filesystem) or its device node (block). A volume whose backing file
+     * is gone is reported with an abnormal condition.
+     */
     public VolumeStats stats(String volumeId, Path volumePath) {
         VolumeMeta v = meta(volumeId);
-        if (!Files.exists(volumePath)) {
-            throw EngineException.notFound("volume_path " + volumePath + " does not exist");
-        }
         Path image = pool.volumeImage(volumeId);
-        Optional<String> dev = loops.find(image);
-        Condition condition = !Files.exists(image) ? Condition.abnormal("backing file " + image + " is missing")
-                : dev.isEmpty() ? Condition.abnormal("no loop device is attached to " + image + "; stage the volume again")
-                : Condition.HEALTHY;
+        if (!Files.exists(image)) {
+            return new VolumeStats(0, 0, 0, -1, -1, Condition.abnormal("backing file " + image + " is missing"));
+        }
+        String dev = loops.find(image).orElseThrow(() -> EngineException.notFound("volume " + volumeId
+                + " is not staged on this node (no loop device holds " + image + "), so it is not at " + volumePath));
         if (v.mode() == VolumeMode.BLOCK) {
-            long size = dev.map(loops::sizeBytes).orElse(v.capacityBytes());
-            return new VolumeStats(size, -1, -1, -1, -1, condition);
-        }
-        if (!condition.abnormal()) {
-            String mm = Mounter.majorMinor(Path.of(dev.get()));
-            Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
-            if (at.isEmpty() || !at.get().majorMinor().equals(mm)) {
-                condition = Condition.abnormal("volume_path " + volumePath + " is not a mount of volume " + volumeId);
+            if (Mounter.rdev(volumePath) != Mounter.rdev(Path.of(dev))) {
+                throw EngineException.notFound("volume " + volumeId + " is not at " + volumePath + ": its device is " + dev);
             }
+            return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, Condition.HEALTHY);
         }
-        if (condition.abnormal()) {
-            // volume_path is not this volume's filesystem: its usage would be some other filesystem's
-            return new VolumeStats(0, 0, 0, -1, -1, condition);
+        Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
+        if (at.isEmpty() || !at.get().majorMinor().equals(Mounter.majorMinor(Path.of(dev)))) {
+            throw EngineException.notFound("volume " + volumeId + " is not mounted at " + volumePath);
         }
         Filesystems.Usage u = filesystems.usage(volumePath);
-        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), condition);
+        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), Condition.HEALTHY);
     }
 
     /** Refreshes the loop device's size from the grown image, then grows the filesystem; returns the device size. */
@@ -247,17 +277,35 @@ public class NodeVolumes {
         }
     }
 
+    /** The volume's metadata; NOT_FOUND when this node has no such volume. */
+    public VolumeMeta volume(String volumeId) {
+        return meta(volumeId);
+    }
+
+    /** For RPCs where a capability the volume cannot meet is INVALID_ARGUMENT (NodeExpandVolume). */
+    public void requireCapability(String volumeId, VolumeMode mode, String fsType) {
+        try {
+            checkMode(meta(volumeId), mode, fsType);
+        } catch (EngineException e) {
+            if (e.kind() == EngineException.Kind.FAILED_PRECONDITION) {
+                throw EngineException.invalid(e.getMessage());
+            }
+            throw e;
+        }
+    }
+
     private VolumeMeta meta(String volumeId) {
         return pool.readVolume(Ids.requireVolumeId(volumeId))
                 .orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist on this node"));
     }
 
+    /** A capability the volume cannot meet: the spec's "Exceeds capabilities" of NodeStage and NodePublish. */
     private static void checkMode(VolumeMeta v, VolumeMode mode, String fsType) {
         if (v.mode() != mode) {
-            throw EngineException.invalid("volume_capability: volume " + v.id() + " is a " + v.mode() + " volume, not " + mode);
+            throw EngineException.precondition("volume_capability: volume " + v.id() + " is a " + v.mode() + " volume, not " + mode);
         }
         if (mode == VolumeMode.FILESYSTEM && !fsType.isEmpty() && !fsType.equals(v.fsType())) {
-            throw EngineException.invalid("volume_capability: volume " + v.id() + " holds " + v.fsType() + ", not " + fsType);
+            throw EngineException.precondition("volume_capability: volume " + v.id() + " holds " + v.fsType() + ", not " + fsType);
         }
     }
 

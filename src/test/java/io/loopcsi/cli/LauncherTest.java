@@ -67,13 +67,14 @@ class LauncherTest {
     }
 
     @Test
-    void unixEndpointsServeOnlyOnTheSocket() {
-        var p = Main.serverProperties(Endpoint.parse("unix:///tmp/a.sock"));
+    void csiEndpointsAreServedByTheCsiServerAndQuarkusHttpListensNowhere() {
+        var p = Main.csiProperties(Endpoint.parse("unix:///tmp/a.sock"));
+        assertEquals("unix:///tmp/a.sock", p.get("loopcsi.endpoint"));
         assertEquals("false", p.get("quarkus.http.host-enabled"));
-        assertEquals("/tmp/a.sock", p.get("quarkus.http.domain-socket"));
-        var t = Main.serverProperties(Endpoint.parse("tcp://127.0.0.1:4000"));
-        assertEquals("4000", t.get("quarkus.http.port"));
-        assertEquals("false", t.get("quarkus.http.domain-socket-enabled"));
+        assertEquals("false", p.get("quarkus.http.domain-socket-enabled"));
+        var t = Main.csiProperties(Endpoint.parse("tcp://127.0.0.1:4000"));
+        assertEquals("tcp://127.0.0.1:4000", t.get("loopcsi.endpoint"));
+        assertEquals("false", t.get("quarkus.http.host-enabled"));
     }
 
     @Test

@@ -132,8 +132,8 @@ class BadInputCorpusTest extends CsiTestBase {
                 .toBuilder().addVolumeCapabilities(Csi.mount("xfs")).build())));
         cases.add(new Case("xfs and ext4", Code.INVALID_ARGUMENT, () -> csi.controller.createVolume(Csi.create("corpus-2fs", Csi.mount("xfs"), 300 * MIB)
                 .toBuilder().addVolumeCapabilities(Csi.mount("ext4")).build())));
-        cases.add(new Case("stage block volume as mount", Code.INVALID_ARGUMENT, () -> stage(blk, Path.of(s), Csi.mount("xfs"))));
-        cases.add(new Case("stage xfs volume as ext4", Code.INVALID_ARGUMENT, () -> stage(xfs, Path.of(s), Csi.mount("ext4"))));
+        cases.add(new Case("stage block volume as mount", Code.FAILED_PRECONDITION, () -> stage(blk, Path.of(s), Csi.mount("xfs"))));
+        cases.add(new Case("stage xfs volume as ext4", Code.FAILED_PRECONDITION, () -> stage(xfs, Path.of(s), Csi.mount("ext4"))));
         cases.add(new Case("stage without capability", Code.INVALID_ARGUMENT, () -> csi.node.nodeStageVolume(
                 NodeStageVolumeRequest.newBuilder().setVolumeId(xfs).setStagingTargetPath(s).build())));
         cases.add(new Case("volume_mount_group", Code.INVALID_ARGUMENT, () -> stage(xfs, Path.of(s), Csi.mount("xfs").toBuilder()

@@ -151,8 +151,8 @@ class NodeVolumesTest extends KernelTestDirs {
     void wrongModeOrFilesystemAndPublishBeforeStageAreRefused() {
         VolumeMeta v = rig.fs("pvc-mode", "xfs", 300 * MIB);
         Path staging = staging("pvc-mode");
-        expect(Kind.INVALID_ARGUMENT, () -> node.stage(v.id(), staging, VolumeMode.BLOCK, "", NO_FLAGS, false));
-        expect(Kind.INVALID_ARGUMENT, () -> node.stage(v.id(), staging, VolumeMode.FILESYSTEM, "ext4", NO_FLAGS, false));
+        expect(Kind.FAILED_PRECONDITION, () -> node.stage(v.id(), staging, VolumeMode.BLOCK, "", NO_FLAGS, false));
+        expect(Kind.FAILED_PRECONDITION, () -> node.stage(v.id(), staging, VolumeMode.FILESYSTEM, "ext4", NO_FLAGS, false));
         assertEquals(List.of(), loopsOfThisTest(), "a refused stage attaches nothing");
         expect(Kind.FAILED_PRECONDITION,
                 () -> node.publish(v.id(), staging, target("p"), VolumeMode.FILESYSTEM, "xfs", NO_FLAGS, false));
@@ -419,7 +419,7 @@ class NodeVolumesTest extends KernelTestDirs {
         assertEquals(node.stats(x.id(), staging("pvc-stats")).totalBytes(), used.totalBytes(), "the staging path reports the same");
 
         Path elsewhere = Files.createDirectories(dir.resolve("not-a-mount"));
-        assertTrue(node.stats(x.id(), elsewhere).condition().abnormal(), "a path that is not this volume's mount is abnormal");
+        expect(Kind.NOT_FOUND, () -> node.stats(x.id(), elsewhere)); // the spec: the volume does not exist on that path
         expect(Kind.NOT_FOUND, () -> node.stats(x.id(), dir.resolve("missing")));
 
         VolumeMeta b = rig.block("pvc-stats-blk", 16 * MIB);
@@ -433,12 +433,13 @@ class NodeVolumesTest extends KernelTestDirs {
 
         node.unpublish(b.id(), bTarget);
         node.unstage(b.id(), staging("blk"));
-        VolumeStats detached = node.stats(b.id(), elsewhere);
-        assertTrue(detached.condition().abnormal(), detached.toString());
-        assertTrue(detached.condition().message().contains("loop device"), detached.condition().message());
+        expect(Kind.NOT_FOUND, () -> node.stats(b.id(), bTarget)); // not staged: it is nowhere on this node
 
         node.unpublish(x.id(), xTarget);
         node.unstage(x.id(), staging("pvc-stats"));
-        assertTrue(node.stats(x.id(), elsewhere).condition().abnormal());
+        expect(Kind.NOT_FOUND, () -> node.stats(x.id(), elsewhere));
+        Files.delete(rig.pool.volumeImage(x.id()));
+        VolumeStats gone = node.stats(x.id(), elsewhere);
+        assertTrue(gone.condition().abnormal() && gone.condition().message().contains("backing file"), gone.toString());
     }
 }

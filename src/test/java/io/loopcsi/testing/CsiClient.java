@@ -9,7 +9,7 @@ import io.grpc.ManagedChannel;
 import io.loopcsi.cli.CsiChannels;
 import io.loopcsi.cli.Endpoint;
 
-/** Blocking stubs of all three CSI services over one channel to a unix socket. */
+/** Blocking stubs of all three CSI services over one channel to a unix socket or a tcp endpoint. */
 public final class CsiClient implements AutoCloseable {
 
     public final ManagedChannel channel;
@@ -18,7 +18,11 @@ public final class CsiClient implements AutoCloseable {
     public final NodeGrpc.NodeBlockingStub node;
 
     public CsiClient(Path socket) {
-        channel = CsiChannels.open(Endpoint.parse("unix://" + socket));
+        this(Endpoint.parse("unix://" + socket));
+    }
+
+    public CsiClient(Endpoint endpoint) {
+        channel = CsiChannels.open(endpoint);
         identity = IdentityGrpc.newBlockingStub(channel);
         controller = ControllerGrpc.newBlockingStub(channel);
         node = NodeGrpc.newBlockingStub(channel);

@@ -21,15 +21,22 @@ public final class DriverProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     public final Path socket;
+    public final io.loopcsi.cli.Endpoint endpoint;
 
-    private DriverProcess(Process process, Path log, Path socket) {
+    private DriverProcess(Process process, Path log, io.loopcsi.cli.Endpoint endpoint) {
         this.process = process;
         this.log = log;
-        this.socket = socket;
+        this.endpoint = endpoint;
+        this.socket = endpoint.socket();
     }
 
     public static DriverProcess start(Path dir, String... jvmProps) throws Exception {
-        return start(dir, dir.resolve("csi.sock"), dir.resolve("pool"), null, jvmProps);
+        return startOn(dir, "unix://" + dir.resolve("csi.sock"), jvmProps);
+    }
+
+    /** The driver serving on endpoint (unix:///PATH or tcp://HOST:PORT), pool in dir/pool. */
+    public static DriverProcess startOn(Path dir, String endpoint, String... jvmProps) throws Exception {
+        return start(dir, endpoint, dir.resolve("pool"), null, jvmProps);
     }
 
     /**
@@ -37,10 +44,14 @@ public final class DriverProcess implements AutoCloseable {
      * JVM's) through a shell, as `umask 000; ./loopcsi ...` would; its log goes to dir.
      */
     public static DriverProcess start(Path dir, Path socket, Path pool, String umask, String... jvmProps) throws Exception {
+        return start(dir, "unix://" + socket, pool, umask, jvmProps);
+    }
+
+    private static DriverProcess start(Path dir, String endpoint, Path pool, String umask, String... jvmProps) throws Exception {
         Path log = dir.resolve("driver-" + (++starts) + ".log");
-        Process p = new ProcessBuilder(command(socket, pool, umask, jvmProps)).redirectErrorStream(true).redirectOutput(log.toFile())
+        Process p = new ProcessBuilder(command(endpoint, pool, umask, jvmProps)).redirectErrorStream(true).redirectOutput(log.toFile())
                 .start();
-        DriverProcess d = new DriverProcess(p, log, socket);
+        DriverProcess d = new DriverProcess(p, log, io.loopcsi.cli.Endpoint.parse(endpoint));
         d.awaitReady();
         return d;
     }
@@ -51,7 +62,7 @@ public final class DriverProcess implements AutoCloseable {
 
     /** Starts a driver expected to stop by itself at start (e.g. refused); its exit code and output. */
     public static Exit runToExit(Path socket, Path pool) throws Exception {
-        Process p = new ProcessBuilder(command(socket, pool, null)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(command("unix://" + socket, pool, null)).redirectErrorStream(true).start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -60,7 +71,7 @@ public final class DriverProcess implements AutoCloseable {
         return new Exit(p.exitValue(), new String(out));
     }
 
-    private static List<String> command(Path socket, Path pool, String umask, String... jvmProps) {
+    private static List<String> command(String endpoint, Path pool, String umask, String... jvmProps) {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: process tests run after `package` (mvn verify)");
@@ -71,7 +82,7 @@ public final class DriverProcess implements AutoCloseable {
         }
         cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC"));
         cmd.addAll(List.of(jvmProps));
-        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", "unix://" + socket,
+        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", endpoint,
                 "--data-dir", pool.toString(), "--capacity", "20Gi", "--node-id", "it-node"));
         return cmd;
     }
@@ -86,8 +97,8 @@ public final class DriverProcess implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new IllegalStateException("driver exited with " + process.exitValue() + ":\n" + log());
             }
-            if (Files.exists(socket)) {
-                try (CsiClient c = new CsiClient(socket)) {
+            if (socket == null || Files.exists(socket)) {
+                try (CsiClient c = new CsiClient(endpoint)) {
                     if (c.identity.probe(ProbeRequest.getDefaultInstance()).getReady().getValue()) {
                         return;
                     }
@@ -101,7 +112,7 @@ public final class DriverProcess implements AutoCloseable {
     }
 
     public CsiClient client() {
-        return new CsiClient(socket);
+        return new CsiClient(endpoint);
     }
 
     /** SIGKILL: what a crash or a power cut leaves. */

@@ -31,10 +31,10 @@ public class StandaloneDriverResource implements QuarkusTestResourceLifecycleMan
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+        // as the launcher sets them (cli.Main.csiProperties): csi.CsiServer serves the socket
         return Map.of(
                 "quarkus.http.host-enabled", "false",
-                "quarkus.http.domain-socket-enabled", "true",
-                "quarkus.http.domain-socket", socket().toString(),
+                "quarkus.http.domain-socket-enabled", "false",
                 "loopcsi.data-dir", dir.resolve("pool").toString(),
                 "loopcsi.capacity", "40Gi",
                 "loopcsi.node-id", "test-node",
