@@ -32,6 +32,10 @@ public class Main {
               csc          the CSI client: loopcsi csc SERVICE VERB ... (loopcsi csc --help; run by the launcher script)
               operator     reconciles StoragePools in the cluster of $KUBECONFIG / the pod's ServiceAccount;
                            serves /q/health and /q/metrics over HTTP, no CSI
+              controller   a pool's CSI Identity + Controller on a unix socket: volumes are made by the nodes,
+                           through LoopVolume objects in the cluster of $KUBECONFIG / the pod's ServiceAccount
+              node         a pool's CSI Identity + Node on a unix socket, volumes in a local directory; carries out
+                           this node's LoopVolumes, publishes its capacity, registers itself with kubelet
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
@@ -47,6 +51,19 @@ public class Main {
               --http-address HOST:PORT  where /q/health and /q/metrics are served (default 0.0.0.0:8080)
               --namespace NS            namespace of the pools' controller and node components
                                         (default: $LOOPCSI_NAMESPACE, else loopcsi-system)
+
+            controller and node flags (CSI is served only on the socket; TCP serves only /q/health and /q/metrics):
+              --endpoint URL            unix:///PATH or a PATH (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
+              --driver-name NAME        the pool's CSI driver name (default loopcsi.io)
+              --pool NAME               the StoragePool served (required)
+              --http-address HOST:PORT  where /q/health and /q/metrics are served (default: not served)
+            node only:
+              --node-name NAME          this node's name, the topology value (in a pod: spec.nodeName; default: host name)
+              --data-dir DIR            pool directory on this node (default ./data)
+              --capacity SIZE           pool capacity on this node (default 20Gi)
+              --registration-socket PATH  kubelet plugin registration socket
+                                        (default /var/lib/kubelet/plugins_registry/DRIVER-reg.sock)
+              --max-volumes N, --allowed-roots DIRS   as for standalone
             """;
 
     private static final Map<String, String> FLAGS = Map.of(
@@ -58,6 +75,13 @@ public class Main {
             "--allowed-roots", "loopcsi.allowed-roots");
 
     private static final Set<String> STANDALONE_FLAGS = union(FLAGS.keySet(), Set.of("--endpoint"));
+
+    /** Flags of the node and controller roles that are plain properties (--endpoint and --http-address are not). */
+    static final Map<String, Map<String, String>> ROLE_FLAGS = Map.of(
+            "node", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.node.pool", "--node-name", "loopcsi.node-id",
+                    "--data-dir", "loopcsi.data-dir", "--capacity", "loopcsi.capacity", "--max-volumes", "loopcsi.max-volumes-per-node",
+                    "--allowed-roots", "loopcsi.allowed-roots", "--registration-socket", "loopcsi.node.registration-socket"),
+            "controller", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.controller.pool"));
 
     /**
      * The values of {@code --flag VALUE} and {@code --flag=VALUE} arguments, by flag. An unknown
@@ -108,15 +132,17 @@ public class Main {
             Quarkus.run(args);
             return;
         }
-        if (!role.equals("standalone")) {
+        if (!role.equals("standalone") && !ROLE_FLAGS.containsKey(role)) {
             usageError("unknown role '" + role + "'");
         }
         Map<String, String> props = new LinkedHashMap<>();
-        Map<String, String> given = flagValues(rest, STANDALONE_FLAGS);
+        Map<String, String> flags = role.equals("standalone") ? FLAGS : ROLE_FLAGS.get(role);
+        Set<String> known = union(flags.keySet(), role.equals("standalone") ? Set.of("--endpoint") : Set.of("--endpoint", "--http-address"));
+        Map<String, String> given = flagValues(rest, known);
         String endpoint = given.getOrDefault("--endpoint", System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock"));
         given.forEach((flag, value) -> {
-            if (FLAGS.containsKey(flag)) {
-                props.put(FLAGS.get(flag), value);
+            if (flags.containsKey(flag)) {
+                props.put(flags.get(flag), value);
             }
         });
         Endpoint ep;
@@ -127,6 +153,22 @@ public class Main {
             return;
         }
         props.putAll(serverProperties(ep));
+        if (!role.equals("standalone")) {
+            if (!ep.isUnix()) {
+                usageError("the " + role + " role serves CSI on a unix socket only: --endpoint unix:///PATH");
+            }
+            props.put("loopcsi.role", role);
+            if (given.containsKey("--http-address")) {
+                try {
+                    Endpoint http = Endpoint.parse("tcp://" + given.get("--http-address"));
+                    props.put("quarkus.http.host-enabled", "true");
+                    props.put("quarkus.http.host", http.host());
+                    props.put("quarkus.http.port", Integer.toString(http.port()));
+                } catch (IllegalArgumentException e) {
+                    usageError("--http-address: " + e.getMessage());
+                }
+            }
+        }
         if (ep.isUnix()) {
             try {
                 prepareSocket(ep.socket());
@@ -189,7 +231,7 @@ public class Main {
      * A socket that still accepts connections belongs to a running driver, and a path that is not
      * a socket is someone's file: both are refused (IllegalStateException saying why).
      */
-    static void prepareSocket(Path socket) {
+    public static void prepareSocket(Path socket) {
         try {
             Files.createDirectories(socket.getParent());
             if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {

@@ -5,9 +5,11 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import io.loopcsi.controller.ApiVolumeProvider;
 import io.loopcsi.engine.CommandRunner;
 import io.loopcsi.engine.FailPoints;
 import io.loopcsi.engine.Filesystems;
@@ -54,9 +56,13 @@ public class EngineBeans {
      */
     @Produces
     @ApplicationScoped
-    VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks) {
+    VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
+            Instance<ApiVolumeProvider> api) {
         if (config.role().equals("operator")) {
             throw new IllegalStateException("the operator role serves no CSI volumes");
+        }
+        if (config.role().equals("controller")) {
+            return api.get(); // volumes are made by the nodes, through LoopVolume objects
         }
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
                 new FailPoints(config.failPoints().orElse(java.util.Set.of())));

@@ -18,8 +18,8 @@ public class StartupLog {
     private static final Logger LOG = Logger.getLogger(StartupLog.class);
 
     void onStart(@Observes StartupEvent ev, DriverConfig config, VolumeProvider provider, PoolDirectory pool) {
-        if (config.role().equals("operator")) {
-            return; // no CSI, no pool: the operator says what it does itself
+        if (config.role().equals("operator") || config.role().equals("controller")) {
+            return; // no pool on this machine: those roles say what they do themselves
         }
         PoolCapacity c = provider.capacity();
         LOG.infof("loopcsi %s serving CSI on %s for node %s: pool %s, %d volumes, %d snapshots, %s of %s allocated, %s available",

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodes", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Allocated", jsonPath = ".status.allocated", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Available", jsonPath = ".status.available", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class StoragePool extends CustomResource<StoragePoolSpec, StoragePoolStatus> {
 

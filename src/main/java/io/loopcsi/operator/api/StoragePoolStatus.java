@@ -20,10 +20,14 @@ public class StoragePoolStatus {
     private String nodes;
     /** Whether the controller Deployment has its replica available. */
     private Boolean controllerReady;
-    /** Pool capacity across the desired nodes (capacityPerNode x desired nodes). */
+    /** Pool capacity: the sum the nodes report, else capacityPerNode x desired nodes. */
     private String capacity;
-    /** Sum of the capacities of this pool's PersistentVolumes. */
+    /** Allocated: the sum the nodes report (volumes and snapshots), else the capacities of the pool's PersistentVolumes. */
     private String allocated;
+    /** What new volumes may still take, summed over the nodes that report (LoopPoolNode). */
+    private String available;
+    /** Nodes whose node pod reports its capacity (a fresh LoopPoolNode heartbeat). */
+    private Integer reportingNodes;
     /** Number of PersistentVolumes of this pool's driver. */
     private Integer volumes;
     private String driverName;
@@ -98,6 +102,22 @@ public class StoragePoolStatus {
 
     public void setVolumes(Integer volumes) {
         this.volumes = volumes;
+    }
+
+    public String getAvailable() {
+        return available;
+    }
+
+    public void setAvailable(String available) {
+        this.available = available;
+    }
+
+    public Integer getReportingNodes() {
+        return reportingNodes;
+    }
+
+    public void setReportingNodes(Integer reportingNodes) {
+        this.reportingNodes = reportingNodes;
     }
 
     public String getDriverName() {
