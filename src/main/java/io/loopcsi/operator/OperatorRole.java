@@ -22,10 +22,12 @@ public class OperatorRole {
     private static final Logger LOG = Logger.getLogger(OperatorRole.class);
     private volatile Operator started;
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, Instance<Operator> operator) {
+    void onStart(@Observes StartupEvent ev, DriverConfig config, OperatorConfig operatorConfig, Instance<Operator> operator) {
         if (!config.role().equals("operator")) {
             return;
         }
+        // --namespace arrives as loopcsi.operator.namespace: the injected mapping makes it a known property
+        operatorConfig.namespace().ifPresent(ns -> System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, ns));
         LOG.infof("loopcsi operator: reconciling StoragePools; pool components go to namespace %s", OperatorSettings.namespace());
         Operator op = operator.get();
         op.start();
