@@ -172,6 +172,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             }
             if (existing.created()) {
                 String conflict = conflict(existing, req, fsType);
+                if (conflict == null && !placement.allows(existing.getSpec().getNode())) {
+                    conflict = "it lives on node " + existing.getSpec().getNode() + ", outside the requisite topology";
+                }
                 if (conflict != null) {
                     throw EngineException.alreadyExists("volume " + Ids.quote(req.name()) + " already exists as " + id
                             + " with other properties (" + conflict + "); use another name or the same request");
@@ -301,7 +304,11 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
 
     @Override
     public Condition condition(String volumeId) {
-        LoopVolume v = Ids.isVolumeId(volumeId) ? get(LoopVolume.class, HandoffNames.object(pool, volumeId)) : null;
+        // from the informer: ListVolumes asks this of every volume
+        LoopVolume v = Ids.isVolumeId(volumeId) ? volumes.getStore().getByKey(HandoffNames.object(pool, volumeId)) : null;
+        if (v == null && Ids.isVolumeId(volumeId)) {
+            v = get(LoopVolume.class, HandoffNames.object(pool, volumeId));
+        }
         if (v == null || !v.created()) {
             throw EngineException.notFound("volume " + volumeId + " does not exist");
         }

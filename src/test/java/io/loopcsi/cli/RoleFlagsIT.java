@@ -64,6 +64,7 @@ class RoleFlagsIT {
 
     @BeforeAll
     static void crds() throws Exception {
+        // the CRDs must be established before a role's informers list their objects
         if (!cluster()) {
             System.out.println("RoleFlagsIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset): the operator, controller and"
                     + " node flags are skipped; `make test-kube` runs them");
@@ -71,9 +72,16 @@ class RoleFlagsIT {
         }
         kube = new KubernetesClientBuilder().build();
         for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
-            try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
-                kube.apiextensions().v1().customResourceDefinitions().load(in).serverSideApply();
+            if (kube.apiextensions().v1().customResourceDefinitions().withName(crd + ".loopcsi.io").get() != null) {
+                continue; // installed by an earlier test (kubectl apply -k kubernetes/)
             }
+            try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
+                kube.apiextensions().v1().customResourceDefinitions().load(in).create();
+            }
+        }
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+            await(() -> kube.apiextensions().v1().customResourceDefinitions().withName(crd + ".loopcsi.io").get().getStatus().getConditions()
+                    .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")) ? true : null);
         }
     }
 
@@ -131,6 +139,7 @@ class RoleFlagsIT {
             l.awaitHttp(http, "/q/health/live");
             assertTrue(l.log().contains("namespace flags-ns"), l.log());
             assertFalse(l.log().contains("SRCFG"), l.log());
+            assertFalse(Files.exists(dir.resolve("data")), "the operator opens no pool directory");
         }
     }
 
@@ -150,6 +159,7 @@ class RoleFlagsIT {
             l.awaitHttp(http, "/q/health/live");
             assertEquals(200, Launcher.httpStatus(http, "/q/metrics"));
             assertCsiRefusedOnTcp(http);
+            assertFalse(Files.exists(dir.resolve("data")), "the controller opens no pool directory");
         }
     }
 

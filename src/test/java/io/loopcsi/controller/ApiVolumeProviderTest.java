@@ -101,6 +101,9 @@ class ApiVolumeProviderTest {
         StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(xfs("pvc-1", 5 * GI),
                 on("node-b"))));
         assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(xfs("pvc-1", GI), on("node-a"))));
+        assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode(), "it is not accessible from the requisite topology");
+        assertTrue(e.getStatus().getDescription().contains("lives on node node-b"), e.getStatus().getDescription());
         assertEquals(List.of(v), provider.volumes());
     }
 

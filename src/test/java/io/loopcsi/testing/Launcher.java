@@ -28,7 +28,7 @@ public final class Launcher implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts ./loopcsi with args and extra environment; output to logDir/NAME.log. */
+    /** Starts ./loopcsi with args and extra environment in logDir (its working directory); output to logDir/NAME.log. */
     public static Launcher start(Path logDir, String name, List<String> args, Map<String, String> env) throws IOException {
         Path script = Path.of("loopcsi").toAbsolutePath();
         if (!Files.exists(Path.of("target/quarkus-app/quarkus-run.jar"))) {
@@ -38,7 +38,8 @@ public final class Launcher implements AutoCloseable {
         cmd.addAll(args);
         Files.createDirectories(logDir);
         Path log = logDir.resolve(name + ".log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(logDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.environment().putAll(env);
         return new Launcher(pb.start(), log);
     }
