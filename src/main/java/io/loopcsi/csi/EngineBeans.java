@@ -56,14 +56,15 @@ public class EngineBeans {
      */
     @Produces
     @ApplicationScoped
-    VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
+    VolumeProvider provider(DriverConfig config, Instance<PoolDirectory> pools, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
             Instance<ApiVolumeProvider> api) {
         if (config.role().equals("operator")) {
             throw new IllegalStateException("the operator role serves no CSI volumes");
         }
         if (config.role().equals("controller")) {
-            return api.get(); // volumes are made by the nodes, through LoopVolume objects
+            return api.get(); // volumes are made by the nodes, through LoopVolume objects: no pool directory here
         }
+        PoolDirectory pool = pools.get();
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
                 new FailPoints(config.failPoints().orElse(java.util.Set.of())));
         engine.recover();

@@ -2,7 +2,9 @@ package io.loopcsi.node;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
@@ -31,6 +33,12 @@ final class SnapshotHandler {
     private final Function<String, LoopSnapshot> cache;
     private final Runnable changed;
     private final Duration retry;
+    /**
+     * The generation of each object this node last answered. The informer's copy can lag behind
+     * the node's own writes; without this a stale copy would have the engine called again (in
+     * vain, and holding the volume's lock while kubelet may be staging it).
+     */
+    private final Map<String, Long> answeredGeneration = new ConcurrentHashMap<>();
 
     SnapshotHandler(KubernetesClient client, String pool, VolumeProvider engine, Function<String, LoopSnapshot> cache, Runnable changed,
             Duration retry) {
@@ -45,6 +53,7 @@ final class SnapshotHandler {
     Optional<Duration> handle(String name) {
         LoopSnapshot ls = cache.apply(name);
         if (ls == null) {
+            answeredGeneration.remove(name);
             return Optional.empty();
         }
         LoopSnapshotSpec spec = ls.getSpec();
@@ -85,7 +94,7 @@ final class SnapshotHandler {
             }
             return Optional.empty();
         }
-        if (ls.answered()) {
+        if (ls.answered() || answeredGeneration.getOrDefault(name, 0L) >= ls.getMetadata().getGeneration()) {
             return Optional.empty();
         }
         if (!ObjectWrites.addFinalizer(client, LoopSnapshot.class, ls)) {
@@ -109,6 +118,7 @@ final class SnapshotHandler {
                 ObjectWrites.removeFinalizer(client, LoopSnapshot.class, ls);
             }
         }
+        answeredGeneration.put(name, ls.getMetadata().getGeneration());
         changed.run();
         return Optional.empty();
     }

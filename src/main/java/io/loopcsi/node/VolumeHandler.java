@@ -3,7 +3,9 @@ package io.loopcsi.node;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import org.jboss.logging.Logger;
@@ -38,6 +40,12 @@ final class VolumeHandler {
     private final Function<String, LoopVolume> cache;
     private final Runnable changed;
     private final Duration retry;
+    /**
+     * The generation of each object this node last answered. The informer's copy can lag behind
+     * the node's own writes; without this a stale copy would have the engine called again (in
+     * vain, and holding the volume's lock while kubelet may be staging it).
+     */
+    private final Map<String, Long> answeredGeneration = new ConcurrentHashMap<>();
 
     VolumeHandler(KubernetesClient client, String pool, VolumeProvider engine, Function<String, LoopVolume> cache, Runnable changed,
             Duration retry) {
@@ -53,6 +61,7 @@ final class VolumeHandler {
     Optional<Duration> handle(String name) {
         LoopVolume lv = cache.apply(name);
         if (lv == null) {
+            answeredGeneration.remove(name);
             return Optional.empty();
         }
         LoopVolumeSpec spec = lv.getSpec();
@@ -83,7 +92,7 @@ final class VolumeHandler {
             }
             return Optional.empty();
         }
-        if (lv.answered()) {
+        if (lv.answered() || answeredGeneration.getOrDefault(name, 0L) >= lv.getMetadata().getGeneration()) {
             return Optional.empty();
         }
         if (!ObjectWrites.addFinalizer(client, LoopVolume.class, lv)) {
@@ -120,6 +129,7 @@ final class VolumeHandler {
                 ObjectWrites.removeFinalizer(client, LoopVolume.class, lv); // nothing on disk to protect
             }
         }
+        answeredGeneration.put(name, lv.getMetadata().getGeneration());
         changed.run();
         return Optional.empty();
     }
