@@ -36,6 +36,10 @@ public class Main {
               csc          the CSI client: loopcsi csc SERVICE VERB ... (loopcsi csc --help; run by the launcher script)
               operator     reconciles StoragePools in the cluster of $KUBECONFIG / the pod's ServiceAccount;
                            serves /q/health and /q/metrics over HTTP, no CSI
+              controller   a pool's CSI Identity + Controller on a unix socket: volumes are made by the nodes,
+                           through LoopVolume objects in the cluster of $KUBECONFIG / the pod's ServiceAccount
+              node         a pool's CSI Identity + Node on a unix socket, volumes in a local directory; carries out
+                           this node's LoopVolumes, publishes its capacity, registers itself with kubelet
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
@@ -52,6 +56,19 @@ public class Main {
               --http-address HOST:PORT  where /q/health and /q/metrics are served (default 0.0.0.0:8080)
               --namespace NS            namespace of the pools' controller and node components
                                         (default: $LOOPCSI_NAMESPACE, else loopcsi-system)
+
+            controller and node flags (CSI is served only on the socket; TCP serves only /q/health and /q/metrics):
+              --endpoint URL            unix:///PATH or a PATH (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
+              --driver-name NAME        the pool's CSI driver name (default loopcsi.io)
+              --pool NAME               the StoragePool served (required)
+              --http-address HOST:PORT  where /q/health and /q/metrics are served (default: not served)
+            node only:
+              --node-name NAME          this node's name, the topology value (in a pod: spec.nodeName; default: host name)
+              --data-dir DIR            pool directory on this node (default ./data)
+              --capacity SIZE           pool capacity on this node (default 20Gi)
+              --registration-socket PATH  kubelet plugin registration socket
+                                        (default /var/lib/kubelet/plugins_registry/DRIVER-reg.sock)
+              --max-volumes N, --allowed-roots DIRS   as for standalone
             """;
 
     private static final Map<String, String> FLAGS = Map.of(
@@ -63,6 +80,13 @@ public class Main {
             "--allowed-roots", "loopcsi.allowed-roots");
 
     private static final Set<String> STANDALONE_FLAGS = union(FLAGS.keySet(), Set.of("--endpoint"));
+
+    /** Flags of the node and controller roles that are plain properties (--endpoint and --http-address are not). */
+    static final Map<String, Map<String, String>> ROLE_FLAGS = Map.of(
+            "node", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.node.pool", "--node-name", "loopcsi.node-id",
+                    "--data-dir", "loopcsi.data-dir", "--capacity", "loopcsi.capacity", "--max-volumes", "loopcsi.max-volumes-per-node",
+                    "--allowed-roots", "loopcsi.allowed-roots", "--registration-socket", "loopcsi.node.registration-socket"),
+            "controller", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.controller.pool"));
 
     /**
      * The values of {@code --flag VALUE} and {@code --flag=VALUE} arguments, by flag. An unknown
@@ -113,15 +137,17 @@ public class Main {
             Quarkus.run(args);
             return;
         }
-        if (!role.equals("standalone")) {
+        if (!role.equals("standalone") && !ROLE_FLAGS.containsKey(role)) {
             usageError("unknown role '" + role + "'");
         }
         Map<String, String> props = new LinkedHashMap<>();
-        Map<String, String> given = flagValues(rest, STANDALONE_FLAGS);
+        Map<String, String> flags = role.equals("standalone") ? FLAGS : ROLE_FLAGS.get(role);
+        Set<String> known = union(flags.keySet(), role.equals("standalone") ? Set.of("--endpoint") : Set.of("--endpoint", "--http-address"));
+        Map<String, String> given = flagValues(rest, known);
         String endpoint = given.getOrDefault("--endpoint", System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock"));
         given.forEach((flag, value) -> {
-            if (FLAGS.containsKey(flag)) {
-                props.put(FLAGS.get(flag), value);
+            if (flags.containsKey(flag)) {
+                props.put(flags.get(flag), value);
             }
         });
         Endpoint ep;
@@ -132,17 +158,30 @@ public class Main {
             return;
         }
         props.putAll(csiProperties(ep));
-        // refuse to serve rather than fail a user's volume later (docs/architecture.md)
-        List<HostRequirements.Missing> missing = HostRequirements.check();
-        if (!missing.isEmpty()) {
-            fail(HostRequirements.message(missing));
+        if (!role.equals("standalone")) {
+            if (!ep.isUnix()) {
+                usageError("the " + role + " role serves CSI on a unix socket only: --endpoint unix:///PATH");
+            }
+            props.put("loopcsi.role", role);
+            if (given.containsKey("--http-address")) {
+                try {
+                    // TCP serves only /q/ (health, metrics): HttpSplit
+                    Endpoint http = Endpoint.parse("tcp://" + given.get("--http-address"));
+                    props.put("quarkus.http.host-enabled", "true");
+                    props.put("quarkus.http.host", http.host());
+                    props.put("quarkus.http.port", Integer.toString(http.port()));
+                } catch (IllegalArgumentException e) {
+                    usageError("--http-address: " + e.getMessage());
+                }
+            }
         }
-        // the pool is locked before anything else, so a second driver on it stops here (one line, exit 1)
-        Path dataDir = Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault()));
-        try {
-            PoolLock.acquire(dataDir);
-        } catch (PoolLock.Locked | IllegalStateException e) {
-            fail(e.getMessage());
+        if (!role.equals("controller")) { // the controller role has no pool directory and runs no volume commands
+            // refuse to serve rather than fail a user's volume later (docs/architecture.md)
+            List<HostRequirements.Missing> missing = HostRequirements.check();
+            if (!missing.isEmpty()) {
+                fail(HostRequirements.message(missing));
+            }
+            lockPool(role, Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault())));
         }
         // CsiServer binds in a private (0700) directory and the socket gets its public name only
         // once it is 0600 (Serving publishes it): no moment at which another user could connect,
@@ -171,6 +210,29 @@ public class Main {
         }
     }
 
+    /**
+     * Takes the pool directory's lock before anything else reads it. Standalone fails at once (a
+     * second driver on one directory is a mistake to report, in one line, exit 1); the node role
+     * waits up to NODE_LOCK_WAIT, saying so, because during a DaemonSet update the old pod may
+     * still be stopping while the new one starts.
+     */
+    private static void lockPool(String role, Path dataDir) {
+        try {
+            if (role.equals("node")) {
+                PoolLock.acquire(dataDir, NODE_LOCK_WAIT, msg -> System.err.println("loopcsi: " + msg));
+            } else {
+                PoolLock.acquire(dataDir);
+            }
+        } catch (PoolLock.Locked | IllegalStateException e) {
+            fail(e.getMessage());
+        } catch (InterruptedException e) {
+            fail("interrupted while waiting for the lock of " + dataDir);
+        }
+    }
+
+    /** How long a node waits for the pool lock: longer than the node pod's termination grace period. */
+    static final java.time.Duration NODE_LOCK_WAIT = java.time.Duration.ofSeconds(90);
+
     /** The data directory when no --data-dir is given: the loopcsi.data-dir property, $LOOPCSI_DATA_DIR, else ./data. */
     private static String dataDirDefault() {
         return System.getProperty("loopcsi.data-dir", System.getenv().getOrDefault("LOOPCSI_DATA_DIR", "data"));
@@ -184,8 +246,12 @@ public class Main {
 
         private static final List<PrivateSocket> SOCKETS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-        /** A socket that Quarkus's own server binds at its bindPath(), to publish once it listens. */
-        static void publishOnStart(PrivateSocket socket) {
+        /**
+         * A socket whose server binds at its bindPath() during start-up, to publish once Quarkus
+         * has started, in the order given (the CSI socket before kubelet's registration socket, so
+         * that kubelet never finds a plugin whose CSI endpoint is not there yet).
+         */
+        public static void publishOnStart(PrivateSocket socket) {
             SOCKETS.add(socket);
         }
 
@@ -263,7 +329,7 @@ public class Main {
      * A socket that still accepts connections belongs to a running driver, and a path that is not
      * a socket is someone's file: both are refused (IllegalStateException saying why).
      */
-    static void prepareSocket(Path socket) {
+    public static void prepareSocket(Path socket) {
         try {
             Files.createDirectories(socket.getParent());
             if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {

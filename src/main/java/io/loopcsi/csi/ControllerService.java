@@ -28,23 +28,23 @@ import csi.v1.ListSnapshotsRequest;
 import csi.v1.ListSnapshotsResponse;
 import csi.v1.ListVolumesRequest;
 import csi.v1.ListVolumesResponse;
-import csi.v1.Topology;
 import csi.v1.ValidateVolumeCapabilitiesRequest;
 import csi.v1.ValidateVolumeCapabilitiesResponse;
 import csi.v1.VolumeCapability;
 import csi.v1.VolumeContentSource;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Filesystems;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.SnapshotMeta;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeMode;
 import io.loopcsi.engine.VolumeProvider;
+import io.quarkus.arc.lookup.LookupUnlessProperty;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.common.annotation.Blocking;
 
@@ -55,6 +55,8 @@ import io.smallrye.common.annotation.Blocking;
  */
 @GrpcService
 @Blocking
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "node", lookupIfMissing = true)
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "operator", lookupIfMissing = true)
 public class ControllerService extends ControllerGrpc.ControllerImplBase {
 
     static final List<Type> CAPABILITIES = List.of(Type.CREATE_DELETE_VOLUME, Type.LIST_VOLUMES, Type.GET_CAPACITY,
@@ -78,7 +80,6 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                 throw GrpcErrors.invalid("mutable_parameters " + req.getMutableParamsMap().keySet()
                         + " are not supported: this plugin has no MODIFY_VOLUME capability");
             }
-            requireOurTopology(req);
             String snapshot = null;
             String volume = null;
             if (req.hasVolumeContentSource()) {
@@ -91,24 +92,22 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                 }
             }
             VolumeMeta v = provider.createVolume(new CreateRequest(name, req.getCapacityRange().getRequiredBytes(),
-                    req.getCapacityRange().getLimitBytes(), access.mode(), access.fsType(), snapshot, volume, req.getParametersMap()));
-            return CreateVolumeResponse.newBuilder().setVolume(CsiTypes.volume(v, provider.nodeId())).build();
+                    req.getCapacityRange().getLimitBytes(), access.mode(), access.fsType(), snapshot, volume, req.getParametersMap()),
+                    placement(req));
+            return CreateVolumeResponse.newBuilder().setVolume(CsiTypes.volume(v, provider.nodeOf(v.id()))).build();
         });
     }
 
-    /** Volumes live on this node only: a request whose requisite topology excludes it cannot be met here. */
-    private void requireOurTopology(CreateVolumeRequest req) {
-        if (!req.hasAccessibilityRequirements() || req.getAccessibilityRequirements().getRequisiteCount() == 0) {
-            return;
+    /** The accessibility requirements as node names: the provider places the volume (or refuses). */
+    private static Placement placement(CreateVolumeRequest req) {
+        if (!req.hasAccessibilityRequirements()) {
+            return Placement.ANYWHERE;
         }
-        for (Topology t : req.getAccessibilityRequirements().getRequisiteList()) {
-            String node = t.getSegmentsMap().get(CsiTypes.TOPOLOGY_KEY);
-            if (node == null || node.equals(provider.nodeId())) {
-                return;
-            }
-        }
-        throw Status.RESOURCE_EXHAUSTED.withDescription("accessibility_requirements: no requisite topology includes node "
-                + provider.nodeId() + " (" + CsiTypes.TOPOLOGY_KEY + ")").asRuntimeException();
+        List<String> requisite = new java.util.ArrayList<>();
+        List<String> preferred = new java.util.ArrayList<>();
+        req.getAccessibilityRequirements().getRequisiteList().forEach(t -> requisite.add(t.getSegmentsMap().get(CsiTypes.TOPOLOGY_KEY)));
+        req.getAccessibilityRequirements().getPreferredList().forEach(t -> preferred.add(t.getSegmentsMap().get(CsiTypes.TOPOLOGY_KEY)));
+        return new Placement(requisite, preferred);
     }
 
     @Override
@@ -175,7 +174,7 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             ListVolumesResponse.Builder b = ListVolumesResponse.newBuilder().setNextToken(page.nextToken());
             for (VolumeMeta v : page.items()) {
                 b.addEntries(ListVolumesResponse.Entry.newBuilder()
-                        .setVolume(CsiTypes.volume(v, provider.nodeId()))
+                        .setVolume(CsiTypes.volume(v, provider.nodeOf(v.id())))
                         .setStatus(ListVolumesResponse.VolumeStatus.newBuilder()
                                 .setVolumeCondition(CsiTypes.condition(provider.condition(v.id())))));
             }
@@ -189,7 +188,7 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             String id = CsiArgs.requireId("volume_id", req.getVolumeId());
             VolumeMeta v = provider.volume(id).orElseThrow(() -> EngineException.notFound("volume " + Ids.quote(id) + " does not exist"));
             return ControllerGetVolumeResponse.newBuilder()
-                    .setVolume(CsiTypes.volume(v, provider.nodeId()))
+                    .setVolume(CsiTypes.volume(v, provider.nodeOf(v.id())))
                     .setStatus(ControllerGetVolumeResponse.VolumeStatus.newBuilder()
                             .setVolumeCondition(CsiTypes.condition(provider.condition(id))))
                     .build();
@@ -206,13 +205,11 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                     minimum = Filesystems.minimumBytes(a.fsType());
                 }
             }
-            if (req.hasAccessibleTopology()) {
-                String node = req.getAccessibleTopology().getSegmentsMap().get(CsiTypes.TOPOLOGY_KEY);
-                if (node != null && !node.equals(provider.nodeId())) {
-                    return GetCapacityResponse.newBuilder().setAvailableCapacity(0).build();
-                }
+            String node = req.hasAccessibleTopology() ? req.getAccessibleTopology().getSegmentsMap().get(CsiTypes.TOPOLOGY_KEY) : null;
+            PoolCapacity c = provider.capacity(node);
+            if (c.totalBytes() == 0) {
+                return GetCapacityResponse.newBuilder().setAvailableCapacity(0).build(); // a segment the pool does not serve
             }
-            PoolCapacity c = provider.capacity();
             long maxVolume = c.availableBytes() / Sizes.MIB * Sizes.MIB;
             return GetCapacityResponse.newBuilder()
                     .setAvailableCapacity(c.availableBytes())

@@ -6,9 +6,11 @@ import java.nio.file.Path;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import io.loopcsi.controller.ApiVolumeProvider;
 import io.loopcsi.engine.CommandRunner;
 import io.loopcsi.engine.FailPoints;
 import io.loopcsi.engine.Filesystems;
@@ -63,10 +65,15 @@ public class EngineBeans {
      */
     @Produces
     @ApplicationScoped
-    VolumeProvider provider(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks) {
+    VolumeProvider provider(DriverConfig config, Instance<PoolDirectory> pools, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
+            Instance<ApiVolumeProvider> api) {
         if (config.role().equals("operator")) {
             throw new IllegalStateException("the operator role serves no CSI volumes");
         }
+        if (config.role().equals("controller")) {
+            return api.get(); // volumes are made by the nodes, through LoopVolume objects: no pool directory here
+        }
+        PoolDirectory pool = pools.get();
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
                 new FailPoints(config.failPoints().orElse(java.util.Set.of())));
         engine.recover();

@@ -17,12 +17,15 @@ import csi.v1.ProbeResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.loopcsi.engine.PoolDirectory;
+import io.quarkus.arc.lookup.LookupUnlessProperty;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.common.annotation.Blocking;
 
 /** CSI Identity: who we are, what we offer, whether we can serve. */
 @GrpcService
 @Blocking
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "controller", lookupIfMissing = true)
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "operator", lookupIfMissing = true)
 public class IdentityService extends IdentityGrpc.IdentityImplBase {
 
     private final DriverConfig config;

@@ -29,12 +29,15 @@ import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.NodeVolumes;
 import io.loopcsi.engine.VolumeStats;
+import io.quarkus.arc.lookup.LookupUnlessProperty;
 import io.quarkus.grpc.GrpcService;
 import io.smallrye.common.annotation.Blocking;
 
 /** CSI Node: stage, publish and measure pool volumes on this machine. */
 @GrpcService
 @Blocking
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "controller", lookupIfMissing = true)
+@LookupUnlessProperty(name = "loopcsi.role", stringValue = "operator", lookupIfMissing = true)
 public class NodeService extends NodeGrpc.NodeImplBase {
 
     static final List<Type> CAPABILITIES = List.of(Type.STAGE_UNSTAGE_VOLUME, Type.GET_VOLUME_STATS, Type.EXPAND_VOLUME,

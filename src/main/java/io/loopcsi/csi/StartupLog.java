@@ -1,6 +1,7 @@
 package io.loopcsi.csi;
 
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
@@ -17,10 +18,12 @@ public class StartupLog {
 
     private static final Logger LOG = Logger.getLogger(StartupLog.class);
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, VolumeProvider provider, PoolDirectory pool) {
-        if (config.role().equals("operator")) {
-            return; // no CSI, no pool: the operator says what it does itself
+    void onStart(@Observes StartupEvent ev, DriverConfig config, Instance<VolumeProvider> providers, Instance<PoolDirectory> pools) {
+        if (config.role().equals("operator") || config.role().equals("controller")) {
+            return; // no pool on this machine (looked up lazily: never made): those roles say what they do themselves
         }
+        VolumeProvider provider = providers.get();
+        PoolDirectory pool = pools.get();
         PoolCapacity c = provider.capacity();
         LOG.infof("loopcsi %s serving CSI on %s for node %s: pool %s, %d volumes, %d snapshots, %s of %s allocated, %s available",
                 config.driverName(), config.endpoint().orElse("(test endpoint)"), provider.nodeId(), pool.root(),

@@ -39,4 +39,26 @@ public interface VolumeProvider {
 
     /** The node whose volumes this provider serves (the topology segment of every volume). */
     String nodeId();
+
+    /**
+     * Creates a volume on a node the placement allows. A provider of one node refuses a placement
+     * that excludes it (RESOURCE_EXHAUSTED: no room there); a provider of many nodes chooses one.
+     */
+    default VolumeMeta createVolume(CreateRequest request, Placement placement) {
+        if (!placement.allows(nodeId())) {
+            throw EngineException.exhausted("accessibility_requirements: no requisite topology includes node " + nodeId()
+                    + " (topology.loopcsi.io/node)");
+        }
+        return createVolume(request);
+    }
+
+    /** The node a volume lives on (its accessible topology). */
+    default String nodeOf(String volumeId) {
+        return nodeId();
+    }
+
+    /** Capacity of one node's segment (null: the whole pool); a node this provider does not serve has none. */
+    default PoolCapacity capacity(String node) {
+        return node == null || node.equals(nodeId()) ? capacity() : new PoolCapacity(0, 0, 0, 0, 0);
+    }
 }

@@ -26,10 +26,12 @@ public class OperatorRole {
     private volatile Operator started;
     private volatile boolean stopping;
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, Instance<Operator> operator) {
+    void onStart(@Observes StartupEvent ev, DriverConfig config, OperatorConfig operatorConfig, Instance<Operator> operator) {
         if (!config.role().equals("operator")) {
             return;
         }
+        // --namespace arrives as loopcsi.operator.namespace: the injected mapping makes it a known property
+        operatorConfig.namespace().ifPresent(ns -> System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, ns));
         LOG.infof("loopcsi operator: reconciling StoragePools; pool components go to namespace %s", OperatorSettings.namespace());
         Operator op = operator.get();
         op.start();

@@ -29,6 +29,8 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 import io.loopcsi.operator.dependents.ControllerClusterRoleBindingDependent;
@@ -111,6 +113,12 @@ import io.loopcsi.operator.status.PoolVolumes;
 @RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
+// the hand-off objects the pool's controller and node roles use (granted to them), and the
+// per-node capacity the operator sums into the pool's status
+@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes", "loopsnapshots", "looppoolnodes" },
+        verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
+@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes/status", "loopsnapshots/status", "looppoolnodes/status" },
+        verbs = { "update", "patch" })
 // server-side apply that creates an object needs create as well as patch
 // whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is
 // off (quarkus.operator-sdk.crd.validate=false), which also drops QOSDK's generic CRD-reading role
@@ -179,7 +187,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
-        StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem),
+        StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
+                poolNodes(client, pool)),
                 Instant.now());
         recordTransition(client, pool, previous, next);
         pool.setStatus(next);
@@ -211,6 +220,16 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         return DeleteControl.noFinalizerRemoval().rescheduleAfter(DELETION_RECHECK);
     }
 
+    /** The nodes' reports of their part of the pool (their capacity, allocation, heartbeat). */
+    private static List<LoopPoolNode> poolNodes(KubernetesClient client, StoragePool pool) {
+        try {
+            return client.resources(LoopPoolNode.class).withLabel(HandoffNames.POOL_LABEL, pool.getMetadata().getName()).list().getItems();
+        } catch (KubernetesClientException e) {
+            LOG.debugf("cannot list LoopPoolNodes of %s: %s", pool.getMetadata().getName(), e.getMessage());
+            return List.of();
+        }
+    }
+
     /** Every single-named object the pool wants, for the ownership check (StorageClasses included). */
     static List<HasMetadata> namedObjects(StoragePool pool, String ns, ClusterInfo cluster) {
         List<HasMetadata> all = new ArrayList<>();
@@ -222,7 +241,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         }
         all.add(CsiRbac.controllerRole(pool, ns));
         all.add(CsiRbac.controllerRoleBinding(pool, ns));
-        all.add(ControllerDeployment.desired(pool, ns));
+        all.add(ControllerDeployment.desired(pool, ns, cluster));
         all.add(NodeDaemonSet.desired(pool, ns));
         all.add(MetricsService.desired(pool, ns));
         Map<String, ?> classes = StorageClasses.desired(pool);

@@ -21,6 +21,7 @@ import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 @AdditionalPrinterColumn(name = "Nodes", jsonPath = ".status.nodes", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Capacity", jsonPath = ".status.capacity", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Allocated", jsonPath = ".status.allocated", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Available", jsonPath = ".status.available", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class StoragePool extends CustomResource<StoragePoolSpec, StoragePoolStatus> {
 

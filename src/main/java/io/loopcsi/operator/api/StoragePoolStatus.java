@@ -25,10 +25,14 @@ public class StoragePoolStatus {
     private String nodes;
     @JsonPropertyDescription("Whether the controller Deployment has its replica available.")
     private Boolean controllerReady;
-    @JsonPropertyDescription("Pool capacity across the desired nodes (capacityPerNode x nodes).")
+    @JsonPropertyDescription("Pool capacity: the sum the nodes report, else capacityPerNode x desired nodes.")
     private String capacity;
-    @JsonPropertyDescription("Sum of the capacities of the pool's PersistentVolumes.")
+    @JsonPropertyDescription("Allocated: the sum the nodes report (volumes and snapshots), else the capacities of the pool's PersistentVolumes.")
     private String allocated;
+    @JsonPropertyDescription("What new volumes may still take, summed over the nodes that report their capacity.")
+    private String available;
+    @JsonPropertyDescription("Nodes whose node plugin reports its capacity (a fresh LoopPoolNode heartbeat).")
+    private Integer reportingNodes;
     @JsonPropertyDescription("Number of PersistentVolumes of the pool's driver.")
     private Integer volumes;
     @JsonPropertyDescription("The CSI driver name of the pool.")
@@ -104,6 +108,22 @@ public class StoragePoolStatus {
 
     public void setVolumes(Integer volumes) {
         this.volumes = volumes;
+    }
+
+    public String getAvailable() {
+        return available;
+    }
+
+    public void setAvailable(String available) {
+        this.available = available;
+    }
+
+    public Integer getReportingNodes() {
+        return reportingNodes;
+    }
+
+    public void setReportingNodes(Integer reportingNodes) {
+        this.reportingNodes = reportingNodes;
     }
 
     public String getDriverName() {

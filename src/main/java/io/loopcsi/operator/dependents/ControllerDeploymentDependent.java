@@ -4,6 +4,7 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.loopcsi.operator.Discovery;
 import io.loopcsi.operator.OperatorSettings;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.desired.*;
@@ -19,6 +20,6 @@ public class ControllerDeploymentDependent extends CRUDKubernetesDependentResour
 
     @Override
     protected Deployment desired(StoragePool pool, Context<StoragePool> context) {
-        return ControllerDeployment.desired(pool, OperatorSettings.namespace());
+        return ControllerDeployment.desired(pool, OperatorSettings.namespace(), Discovery.clusterInfo(context.getClient()));
     }
 }

@@ -9,9 +9,15 @@ package io.loopcsi.operator.desired;
  * @param fsGroupPolicy      CSIDriver.fsGroupPolicy is served (1.20+)
  * @param serverSideApplyGa  server-side apply is GA (1.22+); before, creating a Service by apply fails
  *                           ("resourceVersion should not be set on objects to be created", seen on 1.20)
+ * @param serverMinor        the server's minor version (1.MINOR): the sidecar images that fit it (SidecarImages)
  */
-public record ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy, boolean serverSideApplyGa) {
+public record ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy, boolean serverSideApplyGa, int serverMinor) {
 
     /** A current Kubernetes (1.24+): everything is served. */
-    public static final ClusterInfo CURRENT = new ClusterInfo(true, true, true);
+    public static final ClusterInfo CURRENT = new ClusterInfo(true, true, true, Integer.MAX_VALUE);
+
+    /** A server of a current version with these features. */
+    public ClusterInfo(boolean csiStorageCapacity, boolean fsGroupPolicy, boolean serverSideApplyGa) {
+        this(csiStorageCapacity, fsGroupPolicy, serverSideApplyGa, Integer.MAX_VALUE);
+    }
 }

@@ -5,7 +5,6 @@ import java.util.List;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
-import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.loopcsi.operator.api.FsType;
@@ -13,42 +12,54 @@ import io.loopcsi.operator.api.Images;
 import io.loopcsi.operator.api.StoragePool;
 
 /**
- * The pool's controller: loopcsi in the controller role beside csi-provisioner (topology,
- * capacity tracking owned by this Deployment, strict topology for WaitForFirstConsumer),
- * csi-resizer, csi-snapshotter and livenessprobe. Nothing in it is privileged; the containers
- * share the CSI socket on an emptyDir.
+ * The pool's controller: loopcsi in the controller role (CSI Identity + Controller on the shared
+ * socket; its own /q/health is its liveness, so no livenessprobe sidecar) beside csi-provisioner,
+ * csi-resizer and csi-snapshotter, in versions that fit the API server (SidecarImages).
+ * csi-provisioner runs with --strict-topology: with WaitForFirstConsumer the requisite topology is
+ * then only the node the scheduler selected, where the pod will run; without it the driver would
+ * be free to put a node-local volume on another node, where the pod cannot use it.
+ * --capacity-ownerref-level=2 makes this Deployment own the CSIStorageCapacity objects (pod, its
+ * ReplicaSet, the Deployment); --extra-create-metadata passes the PVC's name and namespace, kept
+ * in the LoopVolume's parameters. Nothing in it is privileged; the containers share the CSI
+ * socket on an emptyDir.
  */
 public final class ControllerDeployment {
+
+    /** The loopcsi container's only TCP port: /q/health and /q/metrics. */
+    public static final String HTTP_ADDRESS = "0.0.0.0:" + Sidecars.METRICS_PORT;
 
     private ControllerDeployment() {
     }
 
     public static Deployment desired(StoragePool pool, String namespace) {
+        return desired(pool, namespace, ClusterInfo.CURRENT);
+    }
+
+    public static Deployment desired(StoragePool pool, String namespace, ClusterInfo cluster) {
         Images img = Sidecars.images(pool);
+        SidecarImages.Set sidecars = SidecarImages.of(img, cluster);
         String pull = Sidecars.pullPolicy(pool);
         var sc = Sidecars.unprivileged();
         List<Container> containers = new ArrayList<>();
         containers.add(new ContainerBuilder().withName("loopcsi")
                 .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
-                .withArgs("controller", "--endpoint", "unix://" + Sidecars.SOCKET, "--driver-name", pool.driverName())
-                .withEnv(Sidecars.fieldEnv("NAMESPACE", "metadata.namespace"))
+                .withArgs("controller", "--endpoint", "unix://" + Sidecars.SOCKET, "--driver-name", pool.driverName(),
+                        "--pool", pool.getMetadata().getName(), "--http-address", HTTP_ADDRESS)
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()
-                .addNewPort().withName("healthz").withContainerPort(Sidecars.HEALTH_PORT).withProtocol("TCP").endPort()
-                .withNewLivenessProbe().withNewHttpGet().withPath("/healthz").withPort(new IntOrString("healthz")).endHttpGet()
-                .withInitialDelaySeconds(10).withPeriodSeconds(20).withTimeoutSeconds(3).withFailureThreshold(5).endLivenessProbe()
-                .withVolumeMounts(Sidecars.socketMount())
+                .withLivenessProbe(Sidecars.probe("/q/health/live"))
+                .withReadinessProbe(Sidecars.probe("/q/health/ready"))
+                .withVolumeMounts(Sidecars.socketMount(), Sidecars.tmpMount())
                 .withResources(Sidecars.driverResources(pool))
                 .withSecurityContext(sc)
                 .build());
-        containers.add(sidecar("csi-provisioner", Sidecars.orDefault(img.getProvisioner(), Images.PROVISIONER), pull, sc,
+        containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc,
                 "--csi-address=" + Sidecars.SOCKET, "--feature-gates=Topology=true", "--enable-capacity",
                 "--capacity-ownerref-level=2", "--extra-create-metadata", "--strict-topology",
                 "--default-fstype=" + defaultFsType(pool), "--timeout=120s"));
-        containers.add(sidecar("csi-resizer", Sidecars.orDefault(img.getResizer(), Images.RESIZER), pull, sc,
+        containers.add(sidecar("csi-resizer", sidecars.resizer(), pull, sc,
                 "--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
-        containers.add(sidecar("csi-snapshotter", Sidecars.orDefault(img.getSnapshotter(), Images.SNAPSHOTTER), pull, sc,
+        containers.add(sidecar("csi-snapshotter", sidecars.snapshotter(), pull, sc,
                 "--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--extra-create-metadata"));
-        containers.add(Sidecars.livenessProbe(pool, Sidecars.HEALTH_PORT, sc));
 
         return new DeploymentBuilder()
                 .withNewMetadata().withName(PoolNames.controller(pool)).withNamespace(namespace)
@@ -64,6 +75,7 @@ public final class ControllerDeployment {
                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
                 .withContainers(containers)
                 .addNewVolume().withName(Sidecars.SOCKET_VOLUME).withNewEmptyDir().endEmptyDir().endVolume()
+                .addNewVolume().withName(Sidecars.TMP_VOLUME).withNewEmptyDir().endEmptyDir().endVolume()
                 .endSpec()
                 .endTemplate()
                 .endSpec()

@@ -44,7 +44,11 @@ public final class CsiRbac {
             rule("snapshot.storage.k8s.io", "volumesnapshotcontents/status", "update", "patch"),
             rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotclasses", "get", "list", "watch"),
             rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotcontents", "get", "list", "watch", "update", "patch"),
-            rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotcontents/status", "update", "patch"));
+            rule("groupsnapshot.storage.k8s.io", "volumegroupsnapshotcontents/status", "update", "patch"),
+            // loopcsi controller: writes the hand-off objects, reads the nodes' capacity
+            rule("loopcsi.io", "loopvolumes", "get", "list", "watch", "create", "update", "patch", "delete"),
+            rule("loopcsi.io", "loopsnapshots", "get", "list", "watch", "create", "update", "patch", "delete"),
+            rule("loopcsi.io", "looppoolnodes", "get", "list", "watch"));
 
     /** Rules of the controller in the pool's namespace: leader election, capacity objects, its owner chain. */
     public static final List<PolicyRule> CONTROLLER_NAMESPACE_RULES = List.of(
@@ -54,12 +58,20 @@ public final class CsiRbac {
             rule("apps", "deployments", "get"));
 
     /**
-     * Cluster-wide rules of the node DaemonSet: node-driver-registrar talks only to kubelet; the
-     * loopcsi node role reads its Node (topology) and reports Events.
+     * Cluster-wide rules of the node DaemonSet (one container, the loopcsi node role: it registers
+     * with kubelet itself): its own node's LoopVolumes and LoopSnapshots (finalizer, status), its
+     * LoopPoolNode (owned by the StoragePool it reads), its Node, Events.
      */
     public static final List<PolicyRule> NODE_CLUSTER_RULES = List.of(
             rule("", "nodes", "get"),
-            rule("", "events", "create", "patch"));
+            rule("", "events", "create", "patch"),
+            rule("loopcsi.io", "loopvolumes", "get", "list", "watch", "update", "patch"),
+            rule("loopcsi.io", "loopvolumes/status", "update", "patch"),
+            rule("loopcsi.io", "loopsnapshots", "get", "list", "watch", "update", "patch"),
+            rule("loopcsi.io", "loopsnapshots/status", "update", "patch"),
+            rule("loopcsi.io", "looppoolnodes", "get", "create", "update", "patch"),
+            rule("loopcsi.io", "looppoolnodes/status", "update", "patch"),
+            rule("loopcsi.io", "storagepools", "get"));
 
     private CsiRbac() {
     }

@@ -3,8 +3,6 @@ package io.loopcsi.operator.desired;
 import java.util.List;
 import java.util.Map;
 
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -24,9 +22,9 @@ final class Sidecars {
     static final String SOCKET_DIR = "/csi";
     static final String SOCKET = SOCKET_DIR + "/csi.sock";
     static final String SOCKET_VOLUME = "socket-dir";
-    /** livenessprobe's port: loopcsi's liveness probe asks it, it asks the driver's Probe(). */
-    static final int HEALTH_PORT = 9808;
-    /** loopcsi's metrics port in the controller and node roles (/q/metrics). */
+    /** A writable /tmp for the JVM under a read-only root filesystem. */
+    static final String TMP_VOLUME = "tmp";
+    /** loopcsi's one TCP port in the controller and node roles: /q/health (its probes) and /q/metrics. */
     static final int METRICS_PORT = 9090;
 
     private Sidecars() {
@@ -66,19 +64,19 @@ final class Sidecars {
                 .withNewCapabilities().withDrop("ALL").endCapabilities().build();
     }
 
-    static EnvVar fieldEnv(String name, String fieldPath) {
-        return new EnvVarBuilder().withName(name).withNewValueFrom().withNewFieldRef().withFieldPath(fieldPath).endFieldRef().endValueFrom().build();
+    static VolumeMount tmpMount() {
+        return new VolumeMountBuilder().withName(TMP_VOLUME).withMountPath("/tmp").build();
     }
 
-    static Container livenessProbe(StoragePool pool, int port, SecurityContext sc) {
-        return new ContainerBuilder().withName("liveness-probe")
-                .withImage(orDefault(images(pool).getLivenessProbe(), Images.LIVENESS_PROBE))
-                .withImagePullPolicy(pullPolicy(pool))
-                .withArgs("--csi-address=" + SOCKET, "--http-endpoint=:" + port)
-                .withVolumeMounts(socketMount())
-                .withResources(sidecarResources())
-                .withSecurityContext(sc)
-                .build();
+    /** A probe of loopcsi's own health endpoint (the role serves it with --http-address). */
+    static io.fabric8.kubernetes.api.model.Probe probe(String path) {
+        return new io.fabric8.kubernetes.api.model.ProbeBuilder().withNewHttpGet().withPath(path)
+                .withPort(new io.fabric8.kubernetes.api.model.IntOrString("metrics")).endHttpGet()
+                .withInitialDelaySeconds(10).withPeriodSeconds(20).withTimeoutSeconds(3).withFailureThreshold(5).build();
+    }
+
+    static EnvVar fieldEnv(String name, String fieldPath) {
+        return new EnvVarBuilder().withName(name).withNewValueFrom().withNewFieldRef().withFieldPath(fieldPath).endFieldRef().endValueFrom().build();
     }
 
     static List<String> leaderElection() {

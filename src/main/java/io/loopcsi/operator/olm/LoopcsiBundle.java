@@ -46,7 +46,8 @@ public class LoopcsiBundle implements SharedCSVMetadata {
      * them): marked operators.operatorframework.io/internal-objects, so consoles hide them. One
      * line per CRD, by its name (plural.group).
      */
-    public static final List<String> INTERNAL_CRDS = List.of();
+    public static final List<String> INTERNAL_CRDS = List.of("loopvolumes.loopcsi.io", "loopsnapshots.loopcsi.io",
+            "looppoolnodes.loopcsi.io");
 
     static final String DESCRIPTION = """
             loopcsi gives a cluster **local persistent volumes without dedicated disks or LVM**: each \

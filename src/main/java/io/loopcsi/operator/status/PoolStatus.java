@@ -1,10 +1,12 @@
 package io.loopcsi.operator.status;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 
@@ -15,11 +17,31 @@ import io.loopcsi.operator.api.StoragePoolStatus;
  */
 public final class PoolStatus {
 
-    /** What the reconciler saw. {@code problem} is a conflict or a failed rollout, null when none. */
-    public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem) {
+    /**
+     * What the reconciler saw. {@code problem} is a conflict or a failed rollout, null when none;
+     * {@code poolNodes} are the nodes' own reports (LoopPoolNode) of their part of the pool.
+     */
+    public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
+            List<LoopPoolNode> poolNodes) {
+
+        public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem) {
+            this(controller, nodes, volumes, problemReason, problem, List.of());
+        }
     }
 
+    /** A node's report older than this is not counted (the node is not serving). */
+    public static final Duration NODE_REPORT_FRESH = Duration.ofSeconds(60);
+
     private PoolStatus() {
+    }
+
+    static boolean fresh(LoopPoolNode n, Instant now) {
+        try {
+            return n.getStatus() != null && n.getStatus().getHeartbeatTime() != null
+                    && Instant.parse(n.getStatus().getHeartbeatTime()).plus(NODE_REPORT_FRESH).isAfter(now);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     public static StoragePoolStatus compute(StoragePool pool, StoragePoolStatus previous, Observed o, Instant now) {
@@ -40,6 +62,14 @@ public final class PoolStatus {
         s.setCapacity(Quantities.format(Quantities.bytes(pool.getSpec().getCapacityPerNode()) * desired));
         s.setVolumes(o.volumes() == null ? 0 : o.volumes().count());
         s.setAllocated(Quantities.format(o.volumes() == null ? 0 : o.volumes().allocatedBytes()));
+        List<LoopPoolNode> reporting = o.poolNodes() == null ? List.of() : o.poolNodes().stream().filter(n -> fresh(n, now)).toList();
+        if (!reporting.isEmpty()) {
+            // what the nodes themselves report: the pool's real capacity and allocation (snapshots included)
+            s.setCapacity(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getTotalBytes()).sum()));
+            s.setAllocated(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getAllocatedBytes()).sum()));
+            s.setAvailable(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getAvailableBytes()).sum()));
+            s.setReportingNodes(reporting.size());
+        }
 
         List<io.fabric8.kubernetes.api.model.Condition> c = previous == null ? List.of() : previous.getConditions();
         if (o.problem() != null) {

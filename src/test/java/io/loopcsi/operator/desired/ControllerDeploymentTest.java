@@ -24,11 +24,14 @@ class ControllerDeploymentTest {
         assertEquals(1, d.getSpec().getReplicas());
         var pod = d.getSpec().getTemplate().getSpec();
         assertEquals("loopcsi-p1-controller", pod.getServiceAccountName());
-        assertEquals(List.of("loopcsi", "csi-provisioner", "csi-resizer", "csi-snapshotter", "liveness-probe"),
-                pod.getContainers().stream().map(Container::getName).toList());
+        assertEquals(List.of("loopcsi", "csi-provisioner", "csi-resizer", "csi-snapshotter"),
+                pod.getContainers().stream().map(Container::getName).toList(), "loopcsi's own health is its liveness: no livenessprobe sidecar");
         Container loopcsi = pod.getContainers().get(0);
-        assertEquals("controller", loopcsi.getArgs().get(0));
-        assertTrue(loopcsi.getArgs().contains("p1.loopcsi.io"));
+        assertEquals(List.of("controller", "--endpoint", "unix:///csi/csi.sock", "--driver-name", "p1.loopcsi.io", "--pool", "p1",
+                "--http-address", "0.0.0.0:9090"), loopcsi.getArgs());
+        assertEquals("/q/health/live", loopcsi.getLivenessProbe().getHttpGet().getPath());
+        assertEquals("/q/health/ready", loopcsi.getReadinessProbe().getHttpGet().getPath());
+        assertEquals("/tmp", loopcsi.getVolumeMounts().get(1).getMountPath(), "a writable /tmp under the read-only root");
         assertEquals(Images.LOOPCSI, loopcsi.getImage());
         assertNotNull(pod.getVolumes().get(0).getEmptyDir());
         for (Container c : pod.getContainers()) {
@@ -50,6 +53,23 @@ class ControllerDeploymentTest {
                 "--extra-create-metadata", "--strict-topology", "--leader-election", "--default-fstype=xfs")));
         assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("POD_NAME")));
         assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("NAMESPACE")));
+    }
+
+    @Test
+    void sidecarsFitTheServersCsiStorageCapacityVersion() {
+        var on120 = ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, false, 20)).getSpec().getTemplate()
+                .getSpec().getContainers();
+        assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v2.1.2", on120.get(1).getImage(), "v1alpha1 CSIStorageCapacity");
+        assertEquals("registry.k8s.io/sig-storage/csi-snapshotter:v4.0.0", on120.get(3).getImage());
+        var on122 = ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 22)).getSpec().getTemplate()
+                .getSpec().getContainers();
+        assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v3.1.1", on122.get(1).getImage(), "v1beta1 CSIStorageCapacity");
+        assertEquals(Images.PROVISIONER, ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 30))
+                .getSpec().getTemplate().getSpec().getContainers().get(1).getImage());
+        var chosen = Pools.minimal("p1");
+        chosen.getSpec().getImages().setProvisioner("example.org/provisioner:mine");
+        assertEquals("example.org/provisioner:mine", ControllerDeployment.desired(chosen, "ns", new ClusterInfo(true, true, false, 20))
+                .getSpec().getTemplate().getSpec().getContainers().get(1).getImage(), "an image the admin chose is kept");
     }
 
     @Test

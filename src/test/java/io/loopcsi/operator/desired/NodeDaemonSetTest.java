@@ -17,24 +17,28 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 class NodeDaemonSetTest {
 
     @Test
-    void privilegedNodeRoleWithHostDevKubeletBidirectionalAndTheBackingDir() {
+    void oneContainerTheNodeRoleRegisteringItselfWithKubeletAndProbingItsOwnHealth() {
         var ds = NodeDaemonSet.desired(Pools.minimal("p1"), "ns");
         assertEquals("loopcsi-p1-node", ds.getMetadata().getName());
         var pod = ds.getSpec().getTemplate().getSpec();
-        assertEquals(List.of("loopcsi", "node-driver-registrar", "liveness-probe"), pod.getContainers().stream().map(Container::getName).toList());
+        assertEquals(List.of("loopcsi"), pod.getContainers().stream().map(Container::getName).toList(),
+                "no node-driver-registrar, no livenessprobe sidecar");
         Container node = pod.getContainers().get(0);
         assertTrue(node.getSecurityContext().getPrivileged());
-        assertEquals("node", node.getArgs().get(0));
-        assertTrue(node.getArgs().containsAll(List.of("--data-dir", "/var/lib/loopcsi/p1", "--capacity", "20Gi", "$(NODE_NAME)")));
+        assertEquals(List.of("node", "--endpoint", "unix:///var/lib/kubelet/plugins/p1.loopcsi.io/csi.sock", "--driver-name", "p1.loopcsi.io",
+                "--pool", "p1", "--node-name", "$(NODE_NAME)", "--data-dir", "/var/lib/loopcsi/p1", "--capacity", "20Gi",
+                "--registration-socket", "/var/lib/kubelet/plugins_registry/p1.loopcsi.io-reg.sock", "--allowed-roots", "/var/lib/kubelet",
+                "--http-address", "0.0.0.0:9090"), node.getArgs());
+        assertEquals("spec.nodeName", node.getEnv().get(0).getValueFrom().getFieldRef().getFieldPath());
+        assertEquals("/q/health/live", node.getLivenessProbe().getHttpGet().getPath());
+        assertEquals("metrics", node.getLivenessProbe().getHttpGet().getPort().getStrVal());
+        assertEquals(9090, node.getPorts().get(0).getContainerPort());
         VolumeMount kubelet = mount(node, "kubelet-dir");
         assertEquals("/var/lib/kubelet", kubelet.getMountPath());
         assertEquals("Bidirectional", kubelet.getMountPropagation());
+        assertEquals("/var/lib/kubelet", volume(pod.getVolumes(), "kubelet-dir").getHostPath().getPath());
         assertEquals("/dev", mount(node, "dev").getMountPath());
         assertEquals("/var/lib/loopcsi/p1", volume(pod.getVolumes(), "backing-dir").getHostPath().getPath());
-        assertEquals("/var/lib/kubelet/plugins/p1.loopcsi.io", volume(pod.getVolumes(), "socket-dir").getHostPath().getPath());
-        Container reg = pod.getContainers().get(1);
-        assertTrue(reg.getArgs().contains("--kubelet-registration-path=/var/lib/kubelet/plugins/p1.loopcsi.io/csi.sock"));
-        assertNull(reg.getSecurityContext().getPrivileged());
         assertNull(pod.getNodeSelector());
     }
 

@@ -26,7 +26,8 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 class GeneratedManifestsIT {
 
     static final Path GENERATED = Path.of("target/kubernetes");
-    static final String CRD = "storagepools.loopcsi.io-v1.yml";
+    static final List<String> CRDS = List.of("storagepools.loopcsi.io-v1.yml", "loopvolumes.loopcsi.io-v1.yml",
+            "loopsnapshots.loopcsi.io-v1.yml", "looppoolnodes.loopcsi.io-v1.yml");
     static final Set<String> RBAC_KINDS = Set.of("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding");
     static final String RBAC_HEADER = "# Generated from the code by the build (QOSDK + quarkus-kubernetes): the operator's own RBAC.\n"
             + "# Do not edit: change the reconciler/dependents (or @RBACRule), then `make manifests`.\n";
@@ -34,9 +35,11 @@ class GeneratedManifestsIT {
 
     @Test
     void committedCrdsAreTheGeneratedOnes() throws IOException {
-        String generated = Files.readString(GENERATED.resolve(CRD));
-        for (Path committed : List.of(Path.of("crds", CRD), Path.of("kubernetes", "crds", CRD))) {
-            check(committed, generated);
+        for (String crd : CRDS) {
+            String generated = Files.readString(GENERATED.resolve(crd));
+            for (Path committed : List.of(Path.of("crds", crd), Path.of("kubernetes", "crds", crd))) {
+                check(committed, generated);
+            }
         }
     }
 

@@ -38,6 +38,35 @@ class PoolStatusTest {
     }
 
     @Test
+    void capacityAndAllocationAreWhatTheNodesReportWhileTheyReport() {
+        var pool = Pools.minimal("p1");
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(3).withNumberReady(3).endStatus().build();
+        var pvs = new PoolVolumes(List.of("pv1"), 5L << 30);
+        var a = report("node-a", 20L << 30, 3L << 30, 17L << 30, T1.minusSeconds(10));
+        var b = report("node-b", 20L << 30, 1L << 30, 19L << 30, T1.minusSeconds(5));
+        var silent = report("node-c", 20L << 30, 9L << 30, 11L << 30, T1.minusSeconds(600));
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(null, ds, pvs, null, null, List.of(a, b, silent)), T1);
+        assertEquals("40Gi", s.getCapacity(), "the nodes that report; a stale report is not counted");
+        assertEquals("4Gi", s.getAllocated());
+        assertEquals("36Gi", s.getAvailable());
+        assertEquals(2, s.getReportingNodes());
+        var none = PoolStatus.compute(pool, null, new PoolStatus.Observed(null, ds, pvs, null, null, List.of(silent)), T1);
+        assertEquals("60Gi", none.getCapacity(), "no report: capacityPerNode x desired nodes, allocation from the PVs");
+        assertEquals("5Gi", none.getAllocated());
+    }
+
+    static io.loopcsi.handoff.LoopPoolNode report(String node, long total, long allocated, long available, Instant heartbeat) {
+        var n = new io.loopcsi.handoff.LoopPoolNode("p1." + node, new io.loopcsi.handoff.LoopPoolNodeSpec("p1", "p1.loopcsi.io", node));
+        var st = new io.loopcsi.handoff.LoopPoolNodeStatus();
+        st.setTotalBytes(total);
+        st.setAllocatedBytes(allocated);
+        st.setAvailableBytes(available);
+        st.setHeartbeatTime(heartbeat.toString());
+        n.setStatus(st);
+        return n;
+    }
+
+    @Test
     void podsNotReadyMeansProgressingAndTransitionTimeMovesOnlyOnChange() {
         var pool = Pools.minimal("p1");
         var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(2).withNumberReady(1).endStatus().build();

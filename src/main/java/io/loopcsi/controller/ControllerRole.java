@@ -1,0 +1,30 @@
+package io.loopcsi.controller;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.loopcsi.csi.DriverConfig;
+import io.loopcsi.engine.PoolCapacity;
+import io.loopcsi.engine.Sizes;
+import io.quarkus.runtime.StartupEvent;
+
+/** Starts the controller role's informers at start (not at the first call) and says what it serves. */
+@Singleton
+public class ControllerRole {
+
+    private static final Logger LOG = Logger.getLogger(ControllerRole.class);
+
+    void onStart(@Observes StartupEvent ev, DriverConfig config, ControllerRoleConfig controller, Instance<ApiVolumeProvider> provider) {
+        if (!"controller".equals(config.role())) {
+            return;
+        }
+        ApiVolumeProvider p = provider.get();
+        PoolCapacity c = p.capacity();
+        LOG.infof("loopcsi controller %s serving CSI on %s for pool %s: %d volumes, %d snapshots, %s available on the nodes that report",
+                config.driverName(), config.endpoint().orElse("(test endpoint)"), controller.pool().orElse("?"), p.volumes().size(),
+                p.snapshots().size(), Sizes.format(c.availableBytes()));
+    }
+}

@@ -1,0 +1,138 @@
+package io.loopcsi.handoff;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/** What the node reports about its part of the pool (engine.PoolCapacity, and what it found on disk). */
+@RegisterForReflection
+public class LoopPoolNodeStatus {
+
+    @JsonPropertyDescription("The pool's configured capacity on this node, bytes.")
+    private Long totalBytes = 0L;
+    @JsonPropertyDescription("Provisioned: volume capacities, snapshot sizes, creates in flight.")
+    private Long allocatedBytes = 0L;
+    @JsonPropertyDescription("Free space of the host filesystem under the pool directory.")
+    private Long hostFreeBytes = 0L;
+    @JsonPropertyDescription("What a new volume may take: min(total - allocated, host free - promised).")
+    private Long availableBytes = 0L;
+    private String capacity;
+    private String allocated;
+    private String available;
+    private Integer volumes = 0;
+    private Integer snapshots = 0;
+    @JsonPropertyDescription("When the node last wrote this status (RFC 3339); a stale heartbeat means the node is not serving.")
+    private String heartbeatTime;
+    @JsonPropertyDescription("Volume and snapshot IDs on disk that no LoopVolume/LoopSnapshot names (kept, never deleted by loopcsi).")
+    private List<String> unclaimed = new ArrayList<>();
+    @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
+    private List<String> missing = new ArrayList<>();
+    private String message;
+
+    public Long getTotalBytes() {
+        return totalBytes;
+    }
+
+    public void setTotalBytes(Long totalBytes) {
+        this.totalBytes = totalBytes;
+    }
+
+    public Long getAllocatedBytes() {
+        return allocatedBytes;
+    }
+
+    public void setAllocatedBytes(Long allocatedBytes) {
+        this.allocatedBytes = allocatedBytes;
+    }
+
+    public Long getHostFreeBytes() {
+        return hostFreeBytes;
+    }
+
+    public void setHostFreeBytes(Long hostFreeBytes) {
+        this.hostFreeBytes = hostFreeBytes;
+    }
+
+    public Long getAvailableBytes() {
+        return availableBytes;
+    }
+
+    public void setAvailableBytes(Long availableBytes) {
+        this.availableBytes = availableBytes;
+    }
+
+    public String getCapacity() {
+        return capacity;
+    }
+
+    public void setCapacity(String capacity) {
+        this.capacity = capacity;
+    }
+
+    public String getAllocated() {
+        return allocated;
+    }
+
+    public void setAllocated(String allocated) {
+        this.allocated = allocated;
+    }
+
+    public String getAvailable() {
+        return available;
+    }
+
+    public void setAvailable(String available) {
+        this.available = available;
+    }
+
+    public Integer getVolumes() {
+        return volumes;
+    }
+
+    public void setVolumes(Integer volumes) {
+        this.volumes = volumes;
+    }
+
+    public Integer getSnapshots() {
+        return snapshots;
+    }
+
+    public void setSnapshots(Integer snapshots) {
+        this.snapshots = snapshots;
+    }
+
+    public String getHeartbeatTime() {
+        return heartbeatTime;
+    }
+
+    public void setHeartbeatTime(String heartbeatTime) {
+        this.heartbeatTime = heartbeatTime;
+    }
+
+    public List<String> getUnclaimed() {
+        return unclaimed;
+    }
+
+    public void setUnclaimed(List<String> unclaimed) {
+        this.unclaimed = unclaimed;
+    }
+
+    public List<String> getMissing() {
+        return missing;
+    }
+
+    public void setMissing(List<String> missing) {
+        this.missing = missing;
+    }
+
+    public String getMessage() {
+        return message;
+    }
+
+    public void setMessage(String message) {
+        this.message = message;
+    }
+}

@@ -1,0 +1,44 @@
+package io.loopcsi.handoff;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Version;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * One snapshot of a pool, internal: named {@code <pool>.<snapshot ID>}, made by the node that
+ * holds its source volume; restores from it land on that node too.
+ */
+@CSVMetadata(displayName = "Loop Snapshot", description = "Internal: one snapshot of a pool, made by the node holding its source volume")
+@Group(HandoffNames.GROUP)
+@Version(HandoffNames.VERSION)
+@ShortNames("loopsnap")
+@RegisterForReflection
+@AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.node", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Source", jsonPath = ".spec.sourceVolumeId", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Size", jsonPath = ".status.size", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class LoopSnapshot extends CustomResource<LoopSnapshotSpec, LoopSnapshotStatus> {
+
+    public LoopSnapshot() {
+    }
+
+    public LoopSnapshot(String name, LoopSnapshotSpec spec) {
+        getMetadata().setName(name);
+        setSpec(spec);
+    }
+
+    public boolean created() {
+        return getStatus() != null && getStatus().getSizeBytes() != null && getStatus().getSizeBytes() > 0;
+    }
+
+    public boolean answered() {
+        return getStatus() != null && getStatus().getObservedGeneration() != null
+                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
+                && !Phase.PENDING.equals(getStatus().getPhase());
+    }
+}

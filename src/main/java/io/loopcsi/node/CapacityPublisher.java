@@ -1,0 +1,161 @@
+package io.loopcsi.node;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.loopcsi.engine.PoolCapacity;
+import io.loopcsi.engine.Sizes;
+import io.loopcsi.engine.SnapshotMeta;
+import io.loopcsi.engine.VolumeMeta;
+import io.loopcsi.engine.VolumeProvider;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopPoolNodeSpec;
+import io.loopcsi.handoff.LoopPoolNodeStatus;
+import io.loopcsi.operator.api.StoragePool;
+
+/**
+ * Writes this node's LoopPoolNode ({@code <pool>.<node>}): capacity, counts, the disk audit and
+ * a heartbeat, every heartbeat period and soon after each change. The object is owned by the
+ * StoragePool when it exists, so it goes with the pool.
+ */
+final class CapacityPublisher implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(CapacityPublisher.class);
+
+    private final KubernetesClient client;
+    private final String pool;
+    private final String driver;
+    private final VolumeProvider engine;
+    private final Supplier<Claims> claims;
+    private final ScheduledExecutorService timer;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private volatile String lastSummary;
+    private volatile Instant lastPublished;
+
+    /** What the API holds for this node: IDs named by its objects, and the objects it made. */
+    record Claims(Set<String> claimed, List<DiskAudit.Made> made) {
+    }
+
+    CapacityPublisher(KubernetesClient client, String pool, String driver, VolumeProvider engine, Supplier<Claims> claims) {
+        this.client = client;
+        this.pool = pool;
+        this.driver = driver;
+        this.engine = engine;
+        this.claims = claims;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loopcsi-capacity");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void start(Duration heartbeat) {
+        timer.scheduleWithFixedDelay(this::publishQuietly, 0, heartbeat.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Publishes soon (changes that come together are written once). */
+    void changed() {
+        if (scheduled.compareAndSet(false, true)) {
+            timer.schedule(() -> {
+                scheduled.set(false);
+                publishQuietly();
+            }, 200, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    Instant lastPublished() {
+        return lastPublished;
+    }
+
+    private void publishQuietly() {
+        try {
+            publish();
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot publish the capacity of node %s: %s", engine.nodeId(), e.getMessage());
+        }
+    }
+
+    synchronized void publish() {
+        PoolCapacity c = engine.capacity();
+        List<VolumeMeta> vols = engine.volumes();
+        List<SnapshotMeta> snaps = engine.snapshots();
+        Set<String> onDisk = new HashSet<>();
+        vols.forEach(v -> onDisk.add(v.id()));
+        snaps.forEach(s -> onDisk.add(s.id()));
+        Claims cl = claims.get();
+        DiskAudit audit = DiskAudit.of(onDisk, cl.claimed(), cl.made());
+        String summary = audit.summary();
+        if (!summary.equals(lastSummary)) {
+            if (audit.unclaimed().isEmpty() && audit.missing().isEmpty()) {
+                LOG.infof("pool %s on node %s: %s", pool, engine.nodeId(), summary);
+            } else {
+                LOG.warnf("pool %s on node %s: %s", pool, engine.nodeId(), summary);
+            }
+            lastSummary = summary;
+        }
+        LoopPoolNodeStatus s = new LoopPoolNodeStatus();
+        s.setTotalBytes(c.totalBytes());
+        s.setAllocatedBytes(c.allocatedBytes());
+        s.setHostFreeBytes(c.hostFreeBytes());
+        s.setAvailableBytes(c.availableBytes());
+        s.setCapacity(Sizes.format(c.totalBytes()));
+        s.setAllocated(Sizes.format(c.allocatedBytes()));
+        s.setAvailable(Sizes.format(c.availableBytes()));
+        s.setVolumes(vols.size());
+        s.setSnapshots(snaps.size());
+        s.setUnclaimed(audit.listedUnclaimed());
+        s.setMissing(audit.listedMissing());
+        s.setMessage(summary);
+        Instant now = Instant.now();
+        s.setHeartbeatTime(now.toString());
+        LoopPoolNode current = ensureObject();
+        ObjectWrites.status(client, LoopPoolNode.class, current, s);
+        lastPublished = now;
+    }
+
+    private LoopPoolNode ensureObject() {
+        String name = HandoffNames.poolNode(pool, engine.nodeId());
+        LoopPoolNode existing = client.resources(LoopPoolNode.class).withName(name).get();
+        if (existing != null) {
+            return existing;
+        }
+        LoopPoolNode n = new LoopPoolNode(name, new LoopPoolNodeSpec(pool, driver, engine.nodeId()));
+        n.getMetadata().setLabels(HandoffNames.labels(pool, engine.nodeId()));
+        try {
+            StoragePool sp = client.resources(StoragePool.class).withName(pool).get();
+            if (sp != null) {
+                n.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion(sp.getApiVersion())
+                        .withKind(sp.getKind()).withName(pool).withUid(sp.getMetadata().getUid()).build()));
+            }
+        } catch (KubernetesClientException e) {
+            LOG.debugf("StoragePool %s not readable (%s): LoopPoolNode %s without an owner", pool, e.getMessage(), name);
+        }
+        try {
+            return client.resource(n).create();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                return client.resources(LoopPoolNode.class).withName(name).get();
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

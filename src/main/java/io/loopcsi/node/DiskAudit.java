@@ -1,0 +1,69 @@
+package io.loopcsi.node;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Both directions between the pool directory (the source of truth) and the hand-off objects of
+ * this node. Pure: the caller gathers what is on disk and what the API holds.
+ *
+ * @param unclaimed IDs on disk that no object of this node names: kept, reported, never deleted
+ * @param missing object names whose node made them but whose files are gone
+ */
+record DiskAudit(List<String> unclaimed, List<String> missing) {
+
+    /** At most this many IDs are listed in the LoopPoolNode status; the count is always given. */
+    static final int LISTED = 50;
+
+    /**
+     * @param onDisk volume and snapshot IDs committed in the pool directory
+     * @param claimed IDs named by an object of this node (its name without the pool prefix)
+     * @param made object names (with their IDs) whose status says the node made them
+     */
+    static DiskAudit of(Set<String> onDisk, Set<String> claimed, Collection<Made> made) {
+        List<String> unclaimed = new ArrayList<>();
+        for (String id : new TreeSet<>(onDisk)) {
+            if (!claimed.contains(id)) {
+                unclaimed.add(id);
+            }
+        }
+        List<String> missing = new ArrayList<>();
+        for (Made m : made) {
+            if (!onDisk.contains(m.id())) {
+                missing.add(m.objectName());
+            }
+        }
+        missing.sort(null);
+        return new DiskAudit(unclaimed, missing);
+    }
+
+    record Made(String objectName, String id) {
+    }
+
+    List<String> listedUnclaimed() {
+        return unclaimed.size() <= LISTED ? unclaimed : unclaimed.subList(0, LISTED);
+    }
+
+    List<String> listedMissing() {
+        return missing.size() <= LISTED ? missing : missing.subList(0, LISTED);
+    }
+
+    String summary() {
+        if (unclaimed.isEmpty() && missing.isEmpty()) {
+            return "every volume and snapshot on disk has its object, every object its files";
+        }
+        List<String> parts = new ArrayList<>();
+        if (!unclaimed.isEmpty()) {
+            parts.add(unclaimed.size() + " on disk without an object (kept; delete the files by hand if they are not wanted): "
+                    + String.join(", ", listedUnclaimed()) + (unclaimed.size() > LISTED ? ", ..." : ""));
+        }
+        if (!missing.isEmpty()) {
+            parts.add(missing.size() + " object(s) whose files are gone: " + String.join(", ", listedMissing())
+                    + (missing.size() > LISTED ? ", ..." : ""));
+        }
+        return String.join("; ", parts);
+    }
+}

@@ -1,0 +1,168 @@
+package io.loopcsi.node;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Singleton;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.DriverConfig;
+import io.loopcsi.engine.VolumeProvider;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopSnapshot;
+import io.loopcsi.handoff.LoopVolume;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+
+/**
+ * The node role beyond CSI Node (which the csi package serves on the socket): it carries out
+ * this node's LoopVolumes and LoopSnapshots with the local engine, publishes the node's capacity
+ * and registers the driver with kubelet. Informers watch only objects labelled with this pool
+ * and this node; a periodic resync re-checks every object against the files.
+ */
+@Singleton
+public class NodeRole {
+
+    private static final Logger LOG = Logger.getLogger(NodeRole.class);
+    private static final Duration RESYNC = Duration.ofSeconds(30);
+
+    private final List<AutoCloseable> running = new ArrayList<>();
+    private volatile SharedIndexInformer<LoopVolume> volumes;
+    private volatile SharedIndexInformer<LoopSnapshot> snapshots;
+    private volatile KubeletRegistration registration;
+    private volatile CapacityPublisher publisher;
+    private volatile Duration heartbeat;
+
+    void onStart(@Observes StartupEvent ev, DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients,
+            Instance<VolumeProvider> providers) throws IOException {
+        if (!"node".equals(config.role())) {
+            return;
+        }
+        String pool = nodeConfig.pool().filter(p -> !p.isBlank())
+                .orElseThrow(() -> new IllegalStateException("the node role needs --pool (the StoragePool it serves)"));
+        VolumeProvider engine = providers.get();
+        String node = engine.nodeId();
+        KubernetesClient client = clients.get();
+        heartbeat = nodeConfig.heartbeat();
+
+        volumes = client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, pool).withLabel(HandoffNames.NODE_LABEL, node)
+                .runnableInformer(RESYNC.toMillis());
+        snapshots = client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool)
+                .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
+        publisher = new CapacityPublisher(client, pool, config.driverName(), engine, () -> claims(pool));
+        running.add(publisher);
+        VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
+                nodeConfig.retry());
+        SnapshotHandler sh = new SnapshotHandler(client, pool, engine, name -> snapshots.getStore().getByKey(name), publisher::changed,
+                nodeConfig.retry());
+        WorkQueue queue = new WorkQueue("loopcsi-node", 4, key -> key.startsWith("v/") ? vh.handle(key.substring(2))
+                : sh.handle(key.substring(2)));
+        running.add(queue);
+        volumes.addEventHandler(enqueue(queue, "v/"));
+        snapshots.addEventHandler(enqueue(queue, "s/"));
+        running.add(volumes);
+        running.add(snapshots);
+        try {
+            volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            snapshots.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot list the LoopVolumes/LoopSnapshots of node " + node + " in pool " + pool + ": " + e, e);
+        }
+        publisher.start(heartbeat);
+
+        Path csiSocket = Endpoint.parse(config.endpoint().orElseThrow(() -> new IllegalStateException("no CSI endpoint"))).socket();
+        if (csiSocket == null) {
+            throw new IllegalStateException("the node role serves CSI on a unix socket (kubelet's plugin registration names a socket)");
+        }
+        Path regSocket = Path.of(nodeConfig.registrationSocket().filter(s -> !s.isBlank())
+                .orElse("/var/lib/kubelet/plugins_registry/" + config.driverName() + "-reg.sock"));
+        registration = new KubeletRegistration(regSocket, config.driverName(), csiSocket).start();
+        running.add(registration);
+        LOG.infof("loopcsi node %s serving pool %s (driver %s): %d LoopVolumes, %d LoopSnapshots of this node",
+                node, pool, config.driverName(), volumes.getStore().list().size(), snapshots.getStore().list().size());
+    }
+
+    private static <T extends CustomResource<?, ?>> ResourceEventHandler<T> enqueue(WorkQueue queue, String prefix) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                queue.add(prefix + obj.getMetadata().getName());
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                queue.add(prefix + newObj.getMetadata().getName());
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                // deleted objects need nothing: the node's finalizer held them until their files were gone
+            }
+        };
+    }
+
+    /** IDs named by this node's objects, and the objects it made (for the disk audit). */
+    private CapacityPublisher.Claims claims(String pool) {
+        Set<String> claimed = new HashSet<>();
+        List<DiskAudit.Made> made = new ArrayList<>();
+        for (LoopVolume v : volumes.getStore().list()) {
+            String id = HandoffNames.idOf(pool, v.getMetadata().getName());
+            claimed.add(id);
+            if (v.created() && v.getMetadata().getDeletionTimestamp() == null) {
+                made.add(new DiskAudit.Made(v.getMetadata().getName(), id));
+            }
+        }
+        for (LoopSnapshot s : snapshots.getStore().list()) {
+            String id = HandoffNames.idOf(pool, s.getMetadata().getName());
+            claimed.add(id);
+            if (s.created() && s.getMetadata().getDeletionTimestamp() == null) {
+                made.add(new DiskAudit.Made(s.getMetadata().getName(), id));
+            }
+        }
+        return new CapacityPublisher.Claims(claimed, made);
+    }
+
+    /** For the health checks: empty when the role is well, else what is wrong. */
+    Optional<String> problem() {
+        if (volumes == null) {
+            return Optional.empty(); // not the node role
+        }
+        if (registration != null && Boolean.FALSE.equals(registration.registered())) {
+            return Optional.of("kubelet refused the registration: " + registration.error());
+        }
+        if (!volumes.isRunning() || !snapshots.isRunning()) {
+            return Optional.of("the LoopVolume/LoopSnapshot informers stopped");
+        }
+        return Optional.empty();
+    }
+
+    boolean isNodeRole() {
+        return volumes != null;
+    }
+
+    void onStop(@Observes ShutdownEvent ev) {
+        for (int i = running.size() - 1; i >= 0; i--) {
+            try {
+                running.get(i).close();
+            } catch (Exception e) {
+                LOG.debugf("stopping %s: %s", running.get(i), e);
+            }
+        }
+        running.clear();
+    }
+}

@@ -1,0 +1,26 @@
+package io.loopcsi.node;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** Settings of the node role (the launcher's node flags map onto these). */
+@ConfigMapping(prefix = "loopcsi.node")
+public interface NodeRoleConfig {
+
+    /** The StoragePool this node serves (its LoopVolumes are labelled with it). */
+    Optional<String> pool();
+
+    /** kubelet's plugin registration socket; default /var/lib/kubelet/plugins_registry/DRIVER-reg.sock. */
+    Optional<String> registrationSocket();
+
+    /** How often the node writes its LoopPoolNode status even when nothing changed. */
+    @WithDefault("20s")
+    Duration heartbeat();
+
+    /** How long a failed delete waits before the node tries again. */
+    @WithDefault("10s")
+    Duration retry();
+}

@@ -1,0 +1,46 @@
+package io.loopcsi.operator.desired;
+
+import io.loopcsi.operator.api.Images;
+
+/**
+ * The CSI sidecar images that fit the API server found. csi-provisioner writes CSIStorageCapacity
+ * in the one API version it was built for: storage.k8s.io/v1alpha1 up to v2.1, v1beta1 from v2.2
+ * (with v1 as well from v3.2), only v1 in v5; so a pool on an older server gets older sidecars.
+ * Only the defaults are replaced: an image the admin chose is used as it is.
+ *
+ * <pre>
+ * server        CSIStorageCapacity  csi-provisioner  csi-resizer  csi-snapshotter
+ * 1.20          v1alpha1            v2.1.2           v1.1.0       v4.0.0
+ * 1.21 - 1.23   v1beta1             v3.1.1           v1.4.0       v5.0.1
+ * 1.24 and on   v1                  v5.3.0           v1.14.0      v8.3.0
+ * </pre>
+ */
+public final class SidecarImages {
+
+    static final String REGISTRY = "registry.k8s.io/sig-storage/";
+
+    public record Set(String provisioner, String resizer, String snapshotter) {
+    }
+
+    static final Set V1_20 = new Set(REGISTRY + "csi-provisioner:v2.1.2", REGISTRY + "csi-resizer:v1.1.0", REGISTRY + "csi-snapshotter:v4.0.0");
+    static final Set V1_21 = new Set(REGISTRY + "csi-provisioner:v3.1.1", REGISTRY + "csi-resizer:v1.4.0", REGISTRY + "csi-snapshotter:v5.0.1");
+    static final Set CURRENT = new Set(Images.PROVISIONER, Images.RESIZER, Images.SNAPSHOTTER);
+
+    private SidecarImages() {
+    }
+
+    public static Set forServer(int minor) {
+        return minor <= 20 ? V1_20 : minor <= 23 ? V1_21 : CURRENT;
+    }
+
+    /** The images a pool's controller runs: the spec's, with the defaults replaced by those that fit the server. */
+    public static Set of(Images spec, ClusterInfo cluster) {
+        Set fit = forServer(cluster.serverMinor());
+        return new Set(pick(spec.getProvisioner(), Images.PROVISIONER, fit.provisioner()), pick(spec.getResizer(), Images.RESIZER, fit.resizer()),
+                pick(spec.getSnapshotter(), Images.SNAPSHOTTER, fit.snapshotter()));
+    }
+
+    private static String pick(String chosen, String defaultImage, String fit) {
+        return chosen == null || chosen.isBlank() || chosen.equals(defaultImage) ? fit : chosen;
+    }
+}

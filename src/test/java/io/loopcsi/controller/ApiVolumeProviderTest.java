@@ -1,0 +1,319 @@
+package io.loopcsi.controller;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.loopcsi.engine.CreateRequest;
+import io.loopcsi.engine.EngineException;
+import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.Placement;
+import io.loopcsi.engine.Sizes;
+import io.loopcsi.engine.VolumeMeta;
+import io.loopcsi.engine.VolumeMode;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopPoolNodeSpec;
+import io.loopcsi.handoff.LoopPoolNodeStatus;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.handoff.LoopVolumeStatus;
+import io.loopcsi.handoff.Phase;
+
+/**
+ * The controller's API-backed provider against fabric8's mock API server in CRUD mode (with the
+ * project's generated CRDs): the test plays the node's part by answering in the objects' status,
+ * as the node role does. What a CO would notice: the same object for a retried call, the node's
+ * gRPC code and message, a bounded wait, UNAVAILABLE for a silent node, placement by capacity.
+ */
+@EnableKubernetesMockClient(crud = true)
+class ApiVolumeProviderTest {
+
+    static final String POOL = "local";
+    static final long GI = Sizes.GIB;
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    ApiVolumeProvider provider;
+
+    @BeforeEach
+    void start() throws IOException {
+        for (String crd : List.of("loopvolumes", "loopsnapshots", "looppoolnodes")) {
+            try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
+                client.apiextensions().v1().customResourceDefinitions().load(in).create();
+            }
+        }
+        provider = new ApiVolumeProvider(client, POOL, "local.loopcsi.io", Duration.ofSeconds(2), Duration.ofSeconds(60), Clock.systemUTC())
+                .start();
+    }
+
+    @AfterEach
+    void stop() {
+        provider.close();
+    }
+
+    @Test
+    void createWritesTheIntentOnTheSelectedNodeAndReturnsTheNodesAnswer() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        node("node-b", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-1", GI), on("node-b")));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-1")));
+        assertEquals("node-b", lv.getSpec().getNode());
+        assertEquals("node-b", lv.getMetadata().getLabels().get(HandoffNames.NODE_LABEL));
+        assertEquals(POOL, lv.getMetadata().getLabels().get(HandoffNames.POOL_LABEL));
+        assertFalse(call.isDone(), "the call waits for the node");
+        answerReady(lv, GI);
+        VolumeMeta v = call.get(10, TimeUnit.SECONDS);
+        assertEquals(Ids.volumeIdFor("pvc-1"), v.id());
+        assertEquals(GI, v.capacityBytes());
+        assertEquals("node-b", provider.nodeOf(v.id()));
+
+        // a retried call finds the same object and answers at once; another request under the name is refused
+        assertEquals(v, provider.createVolume(xfs("pvc-1", GI), on("node-b")));
+        assertEquals(1, client.resources(LoopVolume.class).list().getItems().size());
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(xfs("pvc-1", 5 * GI),
+                on("node-b"))));
+        assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(xfs("pvc-1", GI), on("node-a"))));
+        assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode(), "it is not accessible from the requisite topology");
+        assertTrue(e.getStatus().getDescription().contains("lives on node node-b"), e.getStatus().getDescription());
+        assertEquals(List.of(v), provider.volumes());
+    }
+
+    @Test
+    void aNodesFailureSurfacesWithItsOwnCodeAndARetryTriesAgain() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-2", GI), on("node-a")));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-2")));
+        answer(lv, s -> {
+            s.setPhase(Phase.FAILED);
+            s.setCode("RESOURCE_EXHAUSTED");
+            s.setMessage("not enough space on node node-a for 1Gi");
+        });
+        Throwable t = assertThrows(Exception.class, () -> call.get(10, TimeUnit.SECONDS)).getCause();
+        StatusRuntimeException e = (StatusRuntimeException) t;
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("not enough space on node node-a"), e.getStatus().getDescription());
+
+        CompletableFuture<VolumeMeta> retry = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-2", GI), on("node-a")));
+        LoopVolume again = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getSpec().getAttempt() == 1 ? x : null;
+        });
+        assertTrue(again.getMetadata().getGeneration() > lv.getMetadata().getGeneration(), "a retry is a new generation for the node");
+        answerReady(again, GI);
+        assertEquals(GI, retry.get(10, TimeUnit.SECONDS).capacityBytes());
+    }
+
+    @Test
+    void aNodeThatDoesNotAnswerGivesARetryableErrorNotAHang() {
+        node("node-a", 10 * GI, Instant.now());
+        long t0 = System.nanoTime();
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> provider.createVolume(xfs("pvc-3", GI), on("node-a")));
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertEquals(Status.Code.DEADLINE_EXCEEDED, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("node-a"), e.getStatus().getDescription());
+        assertTrue(took >= 1900 && took < 8000, "bounded by the answer timeout (2s): " + took + " ms");
+        assertNotNull(client.resources(LoopVolume.class).withName(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-3"))).get(),
+                "the intent stays recorded for the node");
+
+        // a node whose heartbeat is stale is not waited for at all
+        node("node-a", 10 * GI, Instant.now().minusSeconds(600));
+        t0 = System.nanoTime();
+        e = assertThrows(StatusRuntimeException.class, () -> provider.createVolume(xfs("pvc-3", GI), on("node-a")));
+        assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("node-a"), e.getStatus().getDescription());
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) < 1900, "no wait for a silent node");
+    }
+
+    @Test
+    void placementTakesTheFirstPreferredNodeWithRoomAndRefusesWhenNoneHasAny() throws Exception {
+        node("node-a", 2 * GI, Instant.now());
+        node("node-b", 8 * GI, Instant.now());
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> provider.createVolume(xfs("big", 9 * GI),
+                Placement.ANYWHERE));
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("node-a: 2Gi available") && e.getStatus().getDescription().contains("node-b: 8Gi"),
+                e.getStatus().getDescription());
+        assertTrue(client.resources(LoopVolume.class).list().getItems().isEmpty(), "nothing written for a request no node can take");
+
+        // preferred node-a has no room for 4Gi: the next allowed node is taken
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("mid", 4 * GI),
+                new Placement(List.of("node-a", "node-b"), List.of("node-a", "node-b"))));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("mid")));
+        assertEquals("node-b", lv.getSpec().getNode());
+        answerReady(lv, 4 * GI);
+        call.get(10, TimeUnit.SECONDS);
+
+        // GetCapacity per segment: what each node published; a stale node has none
+        assertEquals(2 * GI, provider.capacity("node-a").availableBytes());
+        node("node-a", 2 * GI, Instant.now().minusSeconds(600));
+        await(() -> provider.capacity("node-a").totalBytes() == 0 ? true : null);
+        assertEquals(0, provider.capacity("node-c").availableBytes());
+        assertEquals(8 * GI, provider.capacity(null).availableBytes(), "the pool: the nodes that report");
+    }
+
+    @Test
+    void deleteWaitsForTheNodeAndSurfacesItsRefusal() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-4", GI), on("node-a")));
+        String name = HandoffNames.object(POOL, Ids.volumeIdFor("pvc-4"));
+        LoopVolume lv = awaitObject(name);
+        lv.getMetadata().setFinalizers(List.of(HandoffNames.FINALIZER)); // as the node does before it makes files
+        lv = client.resource(lv).update();
+        answerReady(lv, GI);
+        String id = call.get(10, TimeUnit.SECONDS).id();
+
+        CompletableFuture<Void> delete = CompletableFuture.runAsync(() -> provider.deleteVolume(id));
+        LoopVolume deleting = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(name).get();
+            return x.getMetadata().getDeletionTimestamp() != null ? x : null;
+        });
+        answer(deleting, s -> {
+            s.setPhase(Phase.DELETE_FAILED);
+            s.setCode("FAILED_PRECONDITION");
+            s.setMessage("volume is still staged on node node-a; unstage it before deleting");
+        });
+        StatusRuntimeException e = (StatusRuntimeException) assertThrows(Exception.class, () -> delete.get(10, TimeUnit.SECONDS)).getCause();
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+
+        // a retried delete does not take the old refusal for an answer: it asks the node to try again now
+        long refusedAt = client.resources(LoopVolume.class).withName(name).get().getMetadata().getGeneration();
+        CompletableFuture<Void> again = CompletableFuture.runAsync(() -> provider.deleteVolume(id));
+        LoopVolume held = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(name).get();
+            return x.getMetadata().getGeneration() > refusedAt ? x : null;
+        });
+        assertFalse(again.isDone(), "waits for the node's new attempt");
+        held.getMetadata().setFinalizers(List.of()); // the node's new attempt succeeds: it releases its finalizer
+        client.resource(held).update();
+        again.get(10, TimeUnit.SECONDS);
+        assertNull(client.resources(LoopVolume.class).withName(name).get());
+        provider.deleteVolume(id); // deleting what is gone succeeds
+        assertThrows(EngineException.class, () -> provider.expandVolume(id, 2 * GI, 0));
+    }
+
+    @Test
+    void expansionIsANewGenerationTheNodeAnswers() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-5", GI), on("node-a")));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-5")));
+        answerReady(lv, GI);
+        String id = call.get(10, TimeUnit.SECONDS).id();
+        CompletableFuture<VolumeMeta> grow = CompletableFuture.supplyAsync(() -> provider.expandVolume(id, 3 * GI, 0));
+        LoopVolume asked = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getSpec().getRequiredBytes() == 3 * GI ? x : null;
+        });
+        answerReady(asked, 3 * GI);
+        assertEquals(3 * GI, grow.get(10, TimeUnit.SECONDS).capacityBytes());
+        assertEquals(3 * GI, provider.expandVolume(id, 2 * GI, 0).capacityBytes(), "already that large: no new request");
+    }
+
+    // ---- the node's part, played by the test ------------------------------------------------
+
+    void node(String name, long available, Instant heartbeat) {
+        String objName = HandoffNames.poolNode(POOL, name);
+        LoopPoolNode n = client.resources(LoopPoolNode.class).withName(objName).get();
+        if (n == null) {
+            n = new LoopPoolNode(objName, new LoopPoolNodeSpec(POOL, "local.loopcsi.io", name));
+            n.getMetadata().setLabels(HandoffNames.labels(POOL, name));
+            n = client.resource(n).create();
+        }
+        LoopPoolNodeStatus s = new LoopPoolNodeStatus();
+        s.setTotalBytes(20 * GI);
+        s.setAllocatedBytes(20 * GI - available);
+        s.setHostFreeBytes(100 * GI);
+        s.setAvailableBytes(available);
+        s.setHeartbeatTime(heartbeat.toString());
+        n.setStatus(s);
+        client.resources(LoopPoolNode.class).withName(objName).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), n);
+        boolean fresh = heartbeat.isAfter(Instant.now().minusSeconds(60));
+        await(() -> (fresh ? provider.capacity(name).availableBytes() == available : provider.capacity(name).totalBytes() == 0) ? true : null);
+    }
+
+    void answerReady(LoopVolume lv, long bytes) {
+        answer(lv, s -> {
+            s.setPhase(Phase.READY);
+            s.setReady(true);
+            s.setCapacityBytes(bytes);
+            s.setCode("OK");
+            s.setMessage("made");
+            s.setCreatedAt(Instant.now().toString());
+        });
+    }
+
+    void answer(LoopVolume lv, Consumer<LoopVolumeStatus> how) {
+        LoopVolume current = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+        LoopVolumeStatus s = current.getStatus() == null ? new LoopVolumeStatus() : current.getStatus();
+        how.accept(s);
+        s.setObservedGeneration(current.getMetadata().getGeneration());
+        current.setStatus(s);
+        client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), current);
+    }
+
+    LoopVolume awaitObject(String name) {
+        return await(() -> client.resources(LoopVolume.class).withName(name).get());
+    }
+
+    static CreateRequest xfs(String name, long bytes) {
+        return new CreateRequest(name, bytes, 0, VolumeMode.FILESYSTEM, "xfs", null, null, Map.of("loopcsi.io/pool", POOL));
+    }
+
+    static Placement on(String node) {
+        return new Placement(List.of(node), List.of(node));
+    }
+
+    /** Runs body, turning an EngineException into the status the CSI layer would answer. */
+    static <T> T grpc(java.util.function.Supplier<T> body) {
+        try {
+            return body.get();
+        } catch (EngineException e) {
+            throw Status.Code.valueOf(e.kind().name()).toStatus().withDescription(e.getMessage()).asRuntimeException();
+        }
+    }
+
+    static <T> T await(java.util.function.Supplier<T> check) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline) {
+            T v = check.get();
+            if (v != null) {
+                return v;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+        throw new AssertionError("timed out");
+    }
+}

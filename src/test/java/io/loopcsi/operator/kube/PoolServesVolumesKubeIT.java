@@ -1,0 +1,535 @@
+package io.loopcsi.operator.kube;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import csi.v1.ControllerExpandVolumeRequest;
+import csi.v1.CreateSnapshotRequest;
+import csi.v1.CreateVolumeRequest;
+import csi.v1.CreateVolumeResponse;
+import csi.v1.DeleteVolumeRequest;
+import csi.v1.GetCapacityRequest;
+import csi.v1.NodeExpandVolumeRequest;
+import csi.v1.NodePublishVolumeRequest;
+import csi.v1.NodeStageVolumeRequest;
+import csi.v1.NodeUnpublishVolumeRequest;
+import csi.v1.NodeUnstageVolumeRequest;
+import csi.v1.Topology;
+import csi.v1.TopologyRequirement;
+import csi.v1.VolumeCapability;
+import csi.v1.VolumeContentSource;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.javaoperatorsdk.operator.Operator;
+import io.loopcsi.cli.CsiChannels;
+import io.loopcsi.cli.Endpoint;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopSnapshot;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.node.pluginregistration.InfoRequest;
+import io.loopcsi.node.pluginregistration.PluginInfo;
+import io.loopcsi.node.pluginregistration.RegistrationGrpc;
+import io.loopcsi.node.pluginregistration.RegistrationStatus;
+import io.loopcsi.operator.OperatorSettings;
+import io.loopcsi.operator.StoragePoolReconciler;
+import io.loopcsi.operator.api.StoragePool;
+import io.loopcsi.operator.status.Conditions;
+import io.loopcsi.testing.CsiClient;
+import io.loopcsi.testing.KernelCleanup;
+import io.loopcsi.testing.Launcher;
+
+/**
+ * A StoragePool serving volumes, on a REAL kube-apiserver 1.20 with kube-controller-manager
+ * (kube-testenv): the operator (in this JVM, as its ServiceAccount) rolls out the pool; one
+ * controller and two node processes (node-a, node-b) are started by the packaged launcher with
+ * the args and env of the pod specs the operator generated, read back from the API server, each
+ * authenticated with its own ServiceAccount's token (so with exactly the RBAC the operator
+ * grants). The sidecar images cannot be fetched here: the test makes the calls they make
+ * (csi-provisioner with --strict-topology, csi-resizer, csi-snapshotter), writes the objects they
+ * write (the PV), and plays kubelet towards the node's sockets. Timings are printed.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PoolServesVolumesKubeIT {
+
+    static final String NS = "loopcsi-system";
+    static final String POOL = "rt";
+    static final String DRIVER = "rt.loopcsi.io";
+    static final long GI = 1L << 30;
+    static final Duration WAIT = Duration.ofSeconds(90);
+
+    static KubernetesClient admin;
+    static KubernetesClient asOperator;
+    static Operator operator;
+    static Path root;
+    static Launcher controller;
+    static final Map<String, Launcher> nodes = new HashMap<>();
+    static final Map<String, PodProcess> nodePods = new HashMap<>();
+    static final Map<String, Path> nodeKubeconfig = new HashMap<>();
+    static Path controllerSocket;
+    static long started;
+    static final List<String> timings = new ArrayList<>();
+
+    static String xfsVolume;
+    static String xfsPv;
+    static String snapshotId;
+
+    @BeforeAll
+    static void rollOutThePoolAndStartItsPods() throws Exception {
+        boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
+        if (!configured) {
+            System.out.println("SKIPPED PoolServesVolumesKubeIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
+        }
+        assumeTrue(configured, "no test cluster");
+        started = System.nanoTime();
+        root = Files.createTempDirectory("loopcsi-rt");
+        Kubectl.ok("apply", "-k", "kubernetes/");
+        admin = new KubernetesClientBuilder().build();
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+            String name = crd + ".loopcsi.io";
+            await("CRD " + name, () -> admin.apiextensions().v1().customResourceDefinitions().withName(name).get().getStatus().getConditions()
+                    .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        }
+        removeLeftovers();
+        Config cfg = Config.autoConfigure(null);
+        cfg.setImpersonateUsername("system:serviceaccount:" + NS + ":loopcsi-operator");
+        asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
+        System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
+        operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
+        operator.register(new StoragePoolReconciler());
+        operator.start();
+        for (String n : List.of("node-a", "node-b")) { // as kubelets register them
+            if (admin.nodes().withName(n).get() == null) {
+                admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(n).addToLabels("kubernetes.io/hostname", n).endMetadata()
+                        .build()).create();
+            }
+        }
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: rt}
+                spec:
+                  capacityPerNode: 8Gi
+                  fsTypes: [xfs]
+                  storageClasses:
+                    - {name: rt-xfs, volumeMode: Filesystem, fsType: xfs}
+                    - {name: rt-block, volumeMode: Block}
+                """);
+        Deployment dep = await("controller Deployment", () -> admin.apps().deployments().inNamespace(NS).withName("loopcsi-rt-controller").get());
+        DaemonSet ds = await("node DaemonSet", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get());
+        var provisioner = dep.getSpec().getTemplate().getSpec().getContainers().stream().filter(c -> c.getName().equals("csi-provisioner"))
+                .findFirst().orElseThrow();
+        assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v2.1.2", provisioner.getImage(), "a provisioner writing v1alpha1 capacity on 1.20");
+        assertEquals(List.of("loopcsi"), ds.getSpec().getTemplate().getSpec().getContainers().stream().map(c -> c.getName()).toList());
+
+        for (String n : List.of("node-a", "node-b")) {
+            Path hostRoot = Files.createDirectories(root.resolve(n));
+            Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry")); // kubelet's own directories
+            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), hostRoot,
+                    root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort()));
+            nodePods.put(n, pod);
+            nodeKubeconfig.put(n, serviceAccountKubeconfig("loopcsi-rt-node", root.resolve(n + ".kubeconfig")));
+            startNode(n);
+        }
+        PodProcess c = PodProcess.of(dep.getSpec().getTemplate().getSpec(), "loopcsi", Map.of(), root.resolve("controller-host"),
+                root.resolve("controller-pod"), Map.of(9090, Launcher.freePort()));
+        Path kc = serviceAccountKubeconfig("loopcsi-rt-controller", root.resolve("controller.kubeconfig"));
+        controllerSocket = Path.of(c.args().get(c.args().indexOf("--endpoint") + 1).substring("unix://".length()));
+        Files.createDirectories(controllerSocket.getParent());
+        controller = Launcher.start(root, "controller", c.args(), env(c, kc)).awaitCsi(controllerSocket);
+        timings.add("roll-out and start of the controller and two nodes: " + ms(started) + " ms");
+    }
+
+    /** What an earlier run on the same cluster left (a test cluster is usually fresh; a developer's may not be). */
+    static void removeLeftovers() {
+        admin.persistentVolumeClaims().inNamespace("default").withName("data").delete();
+        admin.persistentVolumes().list().getItems().stream()
+                .filter(pv -> pv.getSpec().getCsi() != null && DRIVER.equals(pv.getSpec().getCsi().getDriver()))
+                .forEach(pv -> admin.persistentVolumes().resource(pv).delete());
+        for (Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>> type : List.of(LoopVolume.class, LoopSnapshot.class,
+                LoopPoolNode.class)) {
+            for (var o : admin.resources(type).withLabel("loopcsi.io/pool", POOL).list().getItems()) {
+                admin.resources(type).withName(o.getMetadata().getName()).edit(x -> {
+                    x.getMetadata().setFinalizers(List.of());
+                    return x;
+                });
+                admin.resources(type).withName(o.getMetadata().getName()).delete();
+            }
+        }
+    }
+
+    static void startNode(String n) throws Exception {
+        PodProcess pod = nodePods.get(n);
+        Launcher l = Launcher.start(root, n, pod.args(), env(pod, nodeKubeconfig.get(n)));
+        nodes.put(n, l.awaitCsi(socketOf(n)));
+        await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
+    }
+
+    static Map<String, String> env(PodProcess pod, Path kubeconfig) {
+        Map<String, String> env = new HashMap<>(pod.env());
+        env.put("KUBECONFIG", kubeconfig.toString());
+        return env;
+    }
+
+    static Path socketOf(String n) {
+        List<String> a = nodePods.get(n).args();
+        return Path.of(a.get(a.indexOf("--endpoint") + 1).substring("unix://".length()));
+    }
+
+    static Path kubeletDir(String n) {
+        return root.resolve(n).resolve("var/lib/kubelet");
+    }
+
+    static Path dataDir(String n) {
+        List<String> a = nodePods.get(n).args();
+        return Path.of(a.get(a.indexOf("--data-dir") + 1));
+    }
+
+    /** A kubeconfig with the ServiceAccount's token, as a pod of it authenticates. */
+    static Path serviceAccountKubeconfig(String sa, Path file) throws Exception {
+        Secret token = await("token of " + sa, () -> admin.secrets().inNamespace(NS).list().getItems().stream()
+                .filter(s -> "kubernetes.io/service-account-token".equals(s.getType()) && s.getMetadata().getAnnotations() != null
+                        && sa.equals(s.getMetadata().getAnnotations().get("kubernetes.io/service-account.name")))
+                .findFirst().orElse(null));
+        String jwt = new String(Base64.getDecoder().decode(token.getData().get("token")), StandardCharsets.UTF_8);
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: c, cluster: {server: "%s", certificate-authority-data: "%s"}}]
+                users: [{name: %s, user: {token: "%s"}}]
+                contexts: [{name: x, context: {cluster: c, user: %s}}]
+                current-context: x
+                """.formatted(admin.getConfiguration().getMasterUrl(), token.getData().get("ca.crt"), sa, jwt, sa));
+        return file;
+    }
+
+    @AfterAll
+    static void stopEverything() throws Exception {
+        if (root == null) {
+            return;
+        }
+        if (controller != null) {
+            controller.close();
+        }
+        for (Launcher l : nodes.values()) {
+            l.close();
+        }
+        if (operator != null) {
+            operator.stop();
+        }
+        Path logs = Files.createDirectories(Path.of("target/real-tier-logs"));
+        try (var files = Files.list(root)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
+                Files.copy(f, logs.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        KernelCleanup.releaseAndDelete(root);
+        timings.add("whole real tier: " + ms(started) + " ms");
+        timings.forEach(t -> System.out.println("TIMING " + t));
+        Files.createDirectories(Path.of("target"));
+        Files.write(Path.of("target/real-tier-timings.txt"), timings);
+        if (asOperator != null) {
+            asOperator.close();
+        }
+        if (admin != null) {
+            admin.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theNodeAnswersKubeletsPluginRegistration() {
+        Path reg = Path.of(nodePods.get("node-b").args().get(nodePods.get("node-b").args().indexOf("--registration-socket") + 1));
+        assertTrue(reg.startsWith(kubeletDir("node-b").resolve("plugins_registry")), reg.toString());
+        ManagedChannel ch = CsiChannels.open(Endpoint.parse("unix://" + reg));
+        try {
+            var stub = RegistrationGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS);
+            PluginInfo info = stub.getInfo(InfoRequest.getDefaultInstance());
+            assertEquals("CSIPlugin", info.getType());
+            assertEquals(DRIVER, info.getName());
+            assertEquals(socketOf("node-b").toString(), info.getEndpoint());
+            assertEquals(List.of("1.0.0"), info.getSupportedVersionsList());
+            stub.notifyRegistrationStatus(RegistrationStatus.newBuilder().setPluginRegistered(true).build());
+        } finally {
+            ch.shutdownNow();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aClaimOfTheXfsClassGetsAVolumeOnTheSelectedNodeOnly() throws Exception {
+        long before = capacity("node-b");
+        assertEquals(8 * GI, before, "an empty pool: capacityPerNode");
+        long t0 = System.nanoTime();
+        PersistentVolumeClaim pvc = admin.persistentVolumeClaims().inNamespace("default").resource(new PersistentVolumeClaimBuilder()
+                .withNewMetadata().withName("data").withNamespace("default")
+                .addToAnnotations("volume.kubernetes.io/selected-node", "node-b") // as the scheduler does for WaitForFirstConsumer
+                .endMetadata().withNewSpec().withStorageClassName("rt-xfs").withAccessModes("ReadWriteOnce")
+                .withNewResources().addToRequests("storage", new Quantity("1Gi")).endResources().endSpec().build()).create();
+        // csi-provisioner: CreateVolume named pvc-<uid>, the class' parameters plus --extra-create-metadata, strict topology
+        StorageClass sc = admin.storage().v1().storageClasses().withName("rt-xfs").get();
+        Map<String, String> params = new HashMap<>(sc.getParameters());
+        params.remove("csi.storage.k8s.io/fstype");
+        params.put("csi.storage.k8s.io/pvc/name", "data");
+        params.put("csi.storage.k8s.io/pvc/namespace", "default");
+        params.put("csi.storage.k8s.io/pv/name", "pvc-" + pvc.getMetadata().getUid());
+        String pvName = "pvc-" + pvc.getMetadata().getUid();
+        CreateVolumeResponse r;
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            r = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName(pvName).putAllParameters(params)
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GI))
+                    .addVolumeCapabilities(mount()).setAccessibilityRequirements(on("node-b")).build());
+        }
+        assertEquals("node-b", r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"));
+        xfsVolume = r.getVolume().getVolumeId();
+        xfsPv = pvName;
+        admin.persistentVolumes().resource(pv(pvName, r, "rt-xfs", "xfs", "Filesystem", pvc)).create();
+        await("PVC Bound", () -> "Bound".equals(admin.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getPhase()));
+        timings.add("PVC to Bound (CreateVolume through the node, PV written, bound by kube-controller-manager): " + ms(t0) + " ms");
+
+        LoopVolume lv = admin.resources(LoopVolume.class).withName(POOL + "." + xfsVolume).get();
+        assertEquals("node-b", lv.getSpec().getNode());
+        assertEquals("data", lv.getSpec().getParameters().get("csi.storage.k8s.io/pvc/name"));
+        assertTrue(Files.exists(dataDir("node-b").resolve("volumes/" + xfsVolume + ".img")), "the backing file is on node-b");
+        assertFalse(Files.exists(dataDir("node-a").resolve("volumes/" + xfsVolume + ".img")), "and not on node-a");
+        await("node-b's capacity shrinks", () -> capacity("node-b") == before - GI);
+        assertEquals(8 * GI, capacity("node-a"));
+    }
+
+    @Test
+    @Order(3)
+    void stagedAndPublishedOnItsNodeItKeepsItsDataAcrossARestartAndGrows() throws Exception {
+        Path staging = kubeletDir("node-b").resolve("plugins/kubernetes.io/csi/pv/" + xfsPv + "/globalmount");
+        Path target = kubeletDir("node-b").resolve("pods/p1/volumes/kubernetes.io~csi/" + xfsPv + "/mount");
+        try (CsiClient n = new CsiClient(socketOf("node-b"))) {
+            n.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(xfsVolume).setStagingTargetPath(staging.toString())
+                    .setVolumeCapability(mount()).build());
+            n.node.nodePublishVolume(publish(xfsVolume, staging, target, mount()));
+            Files.writeString(target.resolve("hello.txt"), "written on node-b");
+            n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfsVolume).setTargetPath(target.toString()).build());
+        }
+        nodes.get("node-b").stop();
+        startNode("node-b");
+        try (CsiClient n = new CsiClient(socketOf("node-b")); CsiClient c = new CsiClient(controllerSocket)) {
+            n.node.nodePublishVolume(publish(xfsVolume, staging, target, mount()));
+            assertEquals("written on node-b", Files.readString(target.resolve("hello.txt")));
+            // csi-resizer, then kubelet
+            var grown = c.controller.controllerExpandVolume(ControllerExpandVolumeRequest.newBuilder().setVolumeId(xfsVolume)
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(2 * GI)).build());
+            assertEquals(2 * GI, grown.getCapacityBytes());
+            assertTrue(grown.getNodeExpansionRequired());
+            n.node.nodeExpandVolume(NodeExpandVolumeRequest.newBuilder().setVolumeId(xfsVolume).setVolumePath(target.toString()).build());
+            assertTrue(Files.getFileStore(target).getTotalSpace() > 1800L * (1 << 20), "the filesystem grew");
+            // csi-snapshotter
+            var snap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("snapshot-1").setSourceVolumeId(xfsVolume).build());
+            snapshotId = snap.getSnapshot().getSnapshotId();
+            assertTrue(snap.getSnapshot().getReadyToUse());
+            assertEquals("node-b", admin.resources(LoopSnapshot.class).withName(POOL + "." + snapshotId).get().getSpec().getNode());
+            n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfsVolume).setTargetPath(target.toString()).build());
+            n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(xfsVolume).setStagingTargetPath(staging.toString()).build());
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aSnapshotIsRestoredOnItsNode() throws Exception {
+        Path staging = kubeletDir("node-b").resolve("plugins/kubernetes.io/csi/pv/restored/globalmount");
+        Path target = kubeletDir("node-b").resolve("pods/p2/volumes/kubernetes.io~csi/restored/mount");
+        try (CsiClient c = new CsiClient(controllerSocket); CsiClient n = new CsiClient(socketOf("node-b"))) {
+            CreateVolumeResponse r = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-restored")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(2 * GI)).addVolumeCapabilities(mount())
+                    .setVolumeContentSource(VolumeContentSource.newBuilder().setSnapshot(VolumeContentSource.SnapshotSource.newBuilder()
+                            .setSnapshotId(snapshotId)))
+                    .setAccessibilityRequirements(on("node-b")).build());
+            String id = r.getVolume().getVolumeId();
+            assertEquals("node-b", r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"));
+            n.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString())
+                    .setVolumeCapability(mount()).build());
+            n.node.nodePublishVolume(publish(id, staging, target, mount()));
+            assertEquals("written on node-b", Files.readString(target.resolve("hello.txt")));
+            n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build());
+            n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString()).build());
+            deleteAsTheProvisionerDoes(c, id);
+            c.controller.deleteSnapshot(csi.v1.DeleteSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build());
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aBlockVolumeOnTheOtherNodeAndItsDeletion() throws Exception {
+        VolumeCapability block = VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+                .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)).build();
+        Path staging = kubeletDir("node-a").resolve("plugins/kubernetes.io/csi/volumeDevices/staging/blk");
+        Path target = kubeletDir("node-a").resolve("plugins/kubernetes.io/csi/volumeDevices/publish/blk/pod");
+        try (CsiClient c = new CsiClient(controllerSocket); CsiClient n = new CsiClient(socketOf("node-a"))) {
+            String id = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-block")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block)
+                    .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+            Path image = dataDir("node-a").resolve("volumes/" + id + ".img");
+            assertTrue(Files.exists(image));
+            n.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString())
+                    .setVolumeCapability(block).build());
+            n.node.nodePublishVolume(publish(id, staging, target, block));
+            try (RandomAccessFile dev = new RandomAccessFile(target.toFile(), "rw")) {
+                dev.write("raw bytes".getBytes(StandardCharsets.UTF_8));
+            }
+            // deleting a volume still in use is refused with the node's reason...
+            StatusRuntimeException busy = assertThrows(StatusRuntimeException.class,
+                    () -> c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build()));
+            assertEquals(Status.Code.FAILED_PRECONDITION, busy.getStatus().getCode());
+            assertTrue(Files.exists(image));
+            n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build());
+            n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString()).build());
+            // ...and once unused, the retried delete removes the backing file
+            deleteAsTheProvisionerDoes(c, id);
+            assertFalse(Files.exists(image), "the backing file is gone");
+            assertEquals(null, admin.resources(LoopVolume.class).withName(POOL + "." + id).get());
+        }
+    }
+
+    @Test
+    @Order(6)
+    void aRequestNoNodeCanHoldIsRefusedWithResourceExhausted() {
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.createVolume(CreateVolumeRequest
+                    .newBuilder().setName("pvc-too-big").setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(20 * GI))
+                    .addVolumeCapabilities(mount()).build()));
+            assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains("node-a") && e.getStatus().getDescription().contains("node-b"),
+                    e.getStatus().getDescription());
+        }
+        StoragePool p = await("the pool's status sums the nodes' reports", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName(POOL).get();
+            return x.getStatus() != null && Integer.valueOf(2).equals(x.getStatus().getReportingNodes())
+                    && "2Gi".equals(x.getStatus().getAllocated()) ? x : null;
+        });
+        assertEquals("16Gi", p.getStatus().getCapacity());
+        assertEquals("2Gi", p.getStatus().getAllocated(), "the 2Gi xfs volume");
+        assertTrue(Kubectl.ok("get", "storagepool", POOL).contains("2Gi"));
+    }
+
+    @Test
+    @Order(7)
+    void thePoolsDeletionIsHeldWhileItsVolumesExist() throws Exception {
+        Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
+        await("deletion held", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(),
+                Conditions.READY).map(c -> "DeletionBlocked".equals(c.getReason()) && c.getMessage().contains(xfsPv)).orElse(false));
+        // the claim goes: its PV is released and deleted through the driver, as csi-provisioner does for reclaimPolicy Delete
+        admin.persistentVolumeClaims().inNamespace("default").withName("data").delete();
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            deleteAsTheProvisionerDoes(c, xfsVolume);
+        }
+        admin.persistentVolumes().withName(xfsPv).delete();
+        assertFalse(Files.exists(dataDir("node-b").resolve("volumes/" + xfsVolume + ".img")));
+        await("the pool is gone once its volumes are", () -> admin.resources(StoragePool.class).withName(POOL).get() == null);
+    }
+
+    // ---- what the sidecars and kubelet send ----------------------------------------------------
+
+    /**
+     * DeleteVolume, retried while the node refuses it as still in use, as csi-provisioner retries
+     * (right after an unstage the kernel may hold the loop device a moment longer: it is detached
+     * when its last user lets go).
+     */
+    static void deleteAsTheProvisionerDoes(CsiClient c, String id) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            try {
+                c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build());
+                return;
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    static long capacity(String node) {
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            return c.controller.getCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(mount())
+                    .setAccessibleTopology(Topology.newBuilder().putSegments("topology.loopcsi.io/node", node)).build()).getAvailableCapacity();
+        }
+    }
+
+    static VolumeCapability mount() {
+        return VolumeCapability.newBuilder().setMount(VolumeCapability.MountVolume.newBuilder().setFsType("xfs"))
+                .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)).build();
+    }
+
+    /** --strict-topology: the selected node is the only requisite and the preferred one. */
+    static TopologyRequirement on(String node) {
+        Topology t = Topology.newBuilder().putSegments("topology.loopcsi.io/node", node).build();
+        return TopologyRequirement.newBuilder().addRequisite(t).addPreferred(t).build();
+    }
+
+    static NodePublishVolumeRequest publish(String id, Path staging, Path target, VolumeCapability cap) {
+        return NodePublishVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString()).setTargetPath(target.toString())
+                .setVolumeCapability(cap).build();
+    }
+
+    /** The PV csi-provisioner writes: node affinity from the volume's accessible topology. */
+    static PersistentVolume pv(String name, CreateVolumeResponse r, String sc, String fsType, String mode, PersistentVolumeClaim claim) {
+        String node = r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node");
+        return new PersistentVolumeBuilder().withNewMetadata().withName(name)
+                .addToAnnotations("pv.kubernetes.io/provisioned-by", DRIVER).endMetadata()
+                .withNewSpec().withCapacity(Map.of("storage", new Quantity(Long.toString(r.getVolume().getCapacityBytes()))))
+                .withAccessModes("ReadWriteOnce").withPersistentVolumeReclaimPolicy("Delete").withStorageClassName(sc).withVolumeMode(mode)
+                .withNewClaimRef().withNamespace(claim.getMetadata().getNamespace()).withName(claim.getMetadata().getName())
+                .withUid(claim.getMetadata().getUid()).endClaimRef()
+                .withNewCsi().withDriver(DRIVER).withVolumeHandle(r.getVolume().getVolumeId()).withFsType(fsType).endCsi()
+                .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression().withKey("topology.loopcsi.io/node")
+                .withOperator("In").withValues(node).endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
+                .endSpec().build();
+    }
+
+    static long ms(long t0) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    }
+
+    static <T> T await(String what, Supplier<T> check) {
+        return StoragePoolOperatorKubeTest.await(what, check);
+    }
+
+    static void assertPresent(Object o) {
+        assertNotNull(o);
+    }
+}
