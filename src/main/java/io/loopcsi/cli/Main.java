@@ -107,6 +107,13 @@ public class Main {
             System.exit(doctor(parsed));
         }
         Map<String, String> props = role.equals(Flags.OPERATOR) ? operatorProperties(parsed) : csiRoleProperties(role, parsed);
+        addresses = new java.util.ArrayList<>();
+        if (props.containsKey("loopcsi.endpoint")) {
+            addresses.add("--endpoint " + props.get("loopcsi.endpoint"));
+        }
+        if ("true".equals(props.get("quarkus.http.host-enabled"))) {
+            addresses.add("--http-address " + props.get("quarkus.http.host") + ":" + props.get("quarkus.http.port"));
+        }
         if (role.equals(Flags.OPERATOR)) {
             props.forEach(System::setProperty);
             Quarkus.run(Serving.class, Main::exit, args);
@@ -153,6 +160,8 @@ public class Main {
 
     /** --debug: stack traces of a failed start are printed (otherwise one line says what failed). */
     private static boolean debug;
+    /** Where this process listens, as flags, for the line that says one was in use. */
+    private static List<String> addresses = List.of();
 
     /** A role's flags, checked; a usage error ends the process (exit 64). */
     static Flags.Parsed parse(String role, List<String> args) {
@@ -211,7 +220,7 @@ public class Main {
         if (failure != null && debug) {
             failure.printStackTrace();
         } else if (failure != null) {
-            System.err.println("loopcsi: cannot start: " + StartFailure.describe(failure) + " (--debug shows the stack trace)");
+            System.err.println("loopcsi: cannot start: " + StartFailure.describe(failure, addresses) + " (--debug shows the stack trace)");
         }
         System.exit(status);
     }

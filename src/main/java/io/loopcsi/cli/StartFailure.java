@@ -9,14 +9,19 @@ final class StartFailure {
     private StartFailure() {
     }
 
-    static String describe(Throwable failure) {
+    /**
+     * The failure in one line; addresses are the flags naming where this process listens (e.g.
+     * "--endpoint tcp://127.0.0.1:10000"), named when one of them was in use.
+     */
+    static String describe(Throwable failure, List<String> addresses) {
         List<Throwable> chain = new ArrayList<>();
         for (Throwable t = failure; t != null && !chain.contains(t); t = t.getCause()) {
             chain.add(t);
         }
         for (Throwable t : chain) {
-            if (t instanceof io.quarkus.runtime.QuarkusBindException b) {
-                return "address " + b.getHost() + ":" + b.getPort() + " is in use by another process (--http-address)";
+            if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+                return "address already in use by another process: " + String.join(" or ", addresses)
+                        + " (stop the other process or choose another address)";
             }
         }
         for (int i = chain.size() - 1; i >= 0; i--) {
@@ -25,8 +30,7 @@ final class StartFailure {
             if (m != null && !m.isBlank()) {
                 // a multi-line message ("...failed:" then one problem per line): its first two lines
                 List<String> lines = m.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-                String line = lines.get(0).endsWith(":") && lines.size() > 1 ? lines.get(0) + " " + lines.get(1) : lines.get(0);
-                return t instanceof java.net.BindException ? "cannot listen: " + line + " (--http-address)" : line;
+                return lines.get(0).endsWith(":") && lines.size() > 1 ? lines.get(0) + " " + lines.get(1) : lines.get(0);
             }
         }
         return failure.getClass().getName();

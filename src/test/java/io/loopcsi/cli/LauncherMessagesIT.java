@@ -59,8 +59,8 @@ class LauncherMessagesIT {
             String endpoint = "tcp://127.0.0.1:" + taken.getLocalPort();
             List<String> args = List.of("standalone", "--endpoint", endpoint, "--data-dir", dir.resolve("pool").toString(), "--capacity", "1Gi");
             r = assertOneLine(1, null, args.toArray(String[]::new));
-            assertTrue(r.out().startsWith("loopcsi: cannot start: ") && r.out().contains("Address already in use")
-                    && r.out().endsWith("(--debug shows the stack trace)\n"), r.out());
+            assertEquals("loopcsi: cannot start: address already in use by another process: --endpoint " + endpoint
+                    + " (stop the other process or choose another address) (--debug shows the stack trace)", r.out().strip());
 
             List<String> debug = new java.util.ArrayList<>(args);
             debug.add("--debug");
@@ -81,14 +81,25 @@ class LauncherMessagesIT {
         assertEquals(v.out(), csc.out(), "loopcsi csc --version says the same");
     }
 
+    /** Runs ./loopcsi ARGS: its exit status and what it wrote on stderr is one line (returned), and no stack trace anywhere. */
     private static Launcher.Result assertOneLine(int exit, String line, String... args) throws Exception {
-        Launcher.Result r = Launcher.run(args);
-        assertEquals(exit, r.exit(), r.out());
-        assertEquals(1, r.out().lines().count(), "one line:\n" + r.out());
-        assertFalse(r.out().contains("\tat "), r.out());
-        if (line != null) {
-            assertEquals(line, r.out().strip());
+        List<String> cmd = new java.util.ArrayList<>(List.of("/bin/bash", Path.of("loopcsi").toAbsolutePath().toString()));
+        cmd.addAll(List.of(args));
+        Path out = java.nio.file.Files.createTempFile("loopcsi-out", ".txt");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).start();
+            String err = new String(p.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
+            String stdout = java.nio.file.Files.readString(out);
+            assertEquals(exit, p.exitValue(), err + stdout);
+            assertEquals(1, err.lines().count(), "one line on stderr:\n" + err);
+            assertFalse((err + stdout).contains("\tat "), err + stdout);
+            if (line != null) {
+                assertEquals(line, err.strip());
+            }
+            return new Launcher.Result(p.exitValue(), err);
+        } finally {
+            java.nio.file.Files.deleteIfExists(out);
         }
-        return r;
     }
 }

@@ -111,7 +111,9 @@ final class DataDirChecks implements AutoCloseable {
             if (r.ok()) {
                 return Finding.ok(check, "snapshots and clones share blocks with their source (instant)");
             }
-            return Finding.warn(check, "no reflinks here (" + HostChecks.firstLine(r.stderr()) + "): snapshots and clones are full copies,"
+            String why = HostChecks.firstLine(r.stderr());
+            why = why.substring(why.lastIndexOf(": ") + 1).strip(); // cp names the probe files first
+            return Finding.warn(check, "no reflinks here (" + why + "): snapshots and clones are full copies,"
                     + " slow and as big as their source", "for instant snapshots put --data-dir on xfs made with reflink=1 (mkfs.xfs' default) or btrfs");
         } catch (IOException | RuntimeException e) {
             return Finding.fail(check, "cannot write a test file in " + probe + ": " + e.getMessage(), "choose a writable --data-dir");
