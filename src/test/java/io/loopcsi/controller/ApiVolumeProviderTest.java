@@ -65,6 +65,9 @@ class ApiVolumeProviderTest {
 
     @BeforeEach
     void start() throws IOException {
+        // the injected client gives up on a connection after 10 s, which a loaded CI machine can exceed
+        client = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
+                client.getConfiguration()).withConnectionTimeout(60_000).withRequestTimeout(60_000).build()).build();
         for (String crd : List.of("loopvolumes", "loopsnapshots", "looppoolnodes")) {
             try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
                 client.apiextensions().v1().customResourceDefinitions().load(in).create();
@@ -76,7 +79,10 @@ class ApiVolumeProviderTest {
 
     @AfterEach
     void stop() {
-        provider.close();
+        if (provider != null) {
+            provider.close();
+        }
+        client.close();
     }
 
     @Test
