@@ -40,6 +40,14 @@ public class Main {
                            through LoopVolume objects in the cluster of $KUBECONFIG / the pod's ServiceAccount
               node         a pool's CSI Identity + Node on a unix socket, volumes in a local directory; carries out
                            this node's LoopVolumes, publishes its capacity, registers itself with kubelet
+              doctor       checks whether this machine can host a pool: a verdict per line, a fix per failure;
+                           exit 0 when it can, 1 when it cannot
+
+            every role:
+              --version            driver, CSI spec, Quarkus and JDK versions and the build's commit
+              --debug              a failed start prints its stack trace (otherwise one line says what failed)
+              -h, --help           this text
+            A bad flag or value is one line and exit 64; a start that fails is one line and exit 1.
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
@@ -50,7 +58,6 @@ public class Main {
               --driver-name NAME   CSI driver name (default loopcsi.io)
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
               --allowed-roots DIRS comma-separated directories staging/target paths must lie in (default /)
-              -h, --help           this text
 
             operator flags:
               --http-address HOST:PORT  where /q/health and /q/metrics are served (default 0.0.0.0:8080)
@@ -69,61 +76,16 @@ public class Main {
               --registration-socket PATH  kubelet plugin registration socket
                                         (default /var/lib/kubelet/plugins_registry/DRIVER-reg.sock)
               --max-volumes N, --allowed-roots DIRS   as for standalone
+
+            doctor flags:
+              --data-dir DIR            the pool directory to check (need not exist yet; default ./data)
+              --capacity SIZE           the capacity the pool is to offer, against the free space (default 20Gi)
+              --format table|json       json for scripts (default table)
             """;
-
-    private static final Map<String, String> FLAGS = Map.of(
-            "--data-dir", "loopcsi.data-dir",
-            "--capacity", "loopcsi.capacity",
-            "--node-id", "loopcsi.node-id",
-            "--driver-name", "loopcsi.driver-name",
-            "--max-volumes", "loopcsi.max-volumes-per-node",
-            "--allowed-roots", "loopcsi.allowed-roots");
-
-    private static final Set<String> STANDALONE_FLAGS = union(FLAGS.keySet(), Set.of("--endpoint"));
-
-    /** Flags of the node and controller roles that are plain properties (--endpoint and --http-address are not). */
-    static final Map<String, Map<String, String>> ROLE_FLAGS = Map.of(
-            "node", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.node.pool", "--node-name", "loopcsi.node-id",
-                    "--data-dir", "loopcsi.data-dir", "--capacity", "loopcsi.capacity", "--max-volumes", "loopcsi.max-volumes-per-node",
-                    "--allowed-roots", "loopcsi.allowed-roots", "--registration-socket", "loopcsi.node.registration-socket"),
-            "controller", Map.of("--driver-name", "loopcsi.driver-name", "--pool", "loopcsi.controller.pool"));
-
-    /**
-     * The values of {@code --flag VALUE} and {@code --flag=VALUE} arguments, by flag. An unknown
-     * flag or a flag without a value is a usage error (exit 64 with the usage text).
-     */
-    static Map<String, String> flagValues(List<String> args, Set<String> known) {
-        Map<String, String> values = new LinkedHashMap<>();
-        for (int i = 0; i < args.size(); i++) {
-            String flag = args.get(i);
-            String value = null;
-            int eq = flag.indexOf('=');
-            if (flag.startsWith("--") && eq > 0) {
-                value = flag.substring(eq + 1);
-                flag = flag.substring(0, eq);
-            } else if (i + 1 < args.size()) {
-                value = args.get(++i);
-            }
-            if (!known.contains(flag)) {
-                usageError("unknown flag " + flag);
-            }
-            if (value == null) {
-                usageError(flag + " needs a value");
-            }
-            values.put(flag, value);
-        }
-        return values;
-    }
-
-    private static Set<String> union(Set<String> a, Set<String> b) {
-        Set<String> u = new java.util.HashSet<>(a);
-        u.addAll(b);
-        return Set.copyOf(u);
-    }
 
     public static void main(String... args) {
         List<String> rest = List.of(args);
-        String role = "standalone";
+        String role = Flags.STANDALONE;
         if (!rest.isEmpty() && !rest.get(0).startsWith("-")) {
             role = rest.get(0);
             rest = rest.subList(1, rest.size());
@@ -132,54 +94,40 @@ public class Main {
             System.out.print(USAGE);
             return;
         }
-        if (role.equals("operator")) {
-            operatorProperties(rest).forEach(System::setProperty);
-            Quarkus.run(args);
+        if (rest.contains("--version") || role.equals("version")) {
+            System.out.print(Version.text());
             return;
         }
-        if (!role.equals("standalone") && !ROLE_FLAGS.containsKey(role)) {
-            usageError("unknown role '" + role + "'");
+        if (!Flags.ROLES.contains(role)) {
+            usageError("unknown role '" + role + "' (one of standalone, controller, node, operator, doctor, csc; loopcsi --help)");
         }
-        Map<String, String> props = new LinkedHashMap<>();
-        Map<String, String> flags = role.equals("standalone") ? FLAGS : ROLE_FLAGS.get(role);
-        Set<String> known = union(flags.keySet(), role.equals("standalone") ? Set.of("--endpoint") : Set.of("--endpoint", "--http-address"));
-        Map<String, String> given = flagValues(rest, known);
-        String endpoint = given.getOrDefault("--endpoint", System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock"));
-        given.forEach((flag, value) -> {
-            if (flags.containsKey(flag)) {
-                props.put(flags.get(flag), value);
-            }
-        });
-        Endpoint ep;
-        try {
-            ep = Endpoint.parse(endpoint);
-        } catch (IllegalArgumentException e) {
-            usageError(e.getMessage());
+        Flags.Parsed parsed = parse(role, rest);
+        debug = parsed.has("--debug");
+        if (role.equals(Flags.DOCTOR)) {
+            System.exit(doctor(parsed));
+        }
+        Map<String, String> props = role.equals(Flags.OPERATOR) ? operatorProperties(parsed) : csiRoleProperties(role, parsed);
+        addresses = new java.util.ArrayList<>();
+        if (props.containsKey("loopcsi.endpoint")) {
+            addresses.add("--endpoint " + props.get("loopcsi.endpoint"));
+        }
+        if ("true".equals(props.get("quarkus.http.host-enabled"))) {
+            addresses.add("--http-address " + props.get("quarkus.http.host") + ":" + props.get("quarkus.http.port"));
+        }
+        if (role.equals(Flags.OPERATOR)) {
+            props.forEach(System::setProperty);
+            Quarkus.run(Serving.class, Main::exit, args);
             return;
         }
-        props.putAll(csiProperties(ep));
-        if (!role.equals("standalone")) {
-            if (!ep.isUnix()) {
-                usageError("the " + role + " role serves CSI on a unix socket only: --endpoint unix:///PATH");
-            }
-            props.put("loopcsi.role", role);
-            if (given.containsKey("--http-address")) {
-                try {
-                    // TCP serves only /q/ (health, metrics): HttpSplit
-                    Endpoint http = Endpoint.parse("tcp://" + given.get("--http-address"));
-                    props.put("quarkus.http.host-enabled", "true");
-                    props.put("quarkus.http.host", http.host());
-                    props.put("quarkus.http.port", Integer.toString(http.port()));
-                } catch (IllegalArgumentException e) {
-                    usageError("--http-address: " + e.getMessage());
-                }
-            }
+        if (!role.equals(Flags.STANDALONE) && !parsed.given().containsKey("--pool")) {
+            usageError("--pool is required for the " + role + " role: the StoragePool it serves");
         }
-        if (!role.equals("controller")) { // the controller role has no pool directory and runs no volume commands
+        Endpoint ep = Endpoint.parse(props.get("loopcsi.endpoint"));
+        if (!role.equals(Flags.CONTROLLER)) { // the controller role has no pool directory and runs no volume commands
             // refuse to serve rather than fail a user's volume later (docs/architecture.md)
             List<HostRequirements.Missing> missing = HostRequirements.check();
             if (!missing.isEmpty()) {
-                fail(HostRequirements.message(missing));
+                fail(HostRequirements.message(missing) + " (loopcsi doctor checks everything)");
             }
             lockPool(role, Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault())));
         }
@@ -201,13 +149,80 @@ public class Main {
             Serving.publishOnStart(socket);
         }
         try {
-            Quarkus.run(Serving.class, args);
+            Quarkus.run(Serving.class, Main::exit, args);
         } finally {
             if (socket != null) {
                 socket.close();
                 socket.unpublish();
             }
         }
+    }
+
+    /** --debug: stack traces of a failed start are printed (otherwise one line says what failed). */
+    private static boolean debug;
+    /** Where this process listens, as flags, for the line that says one was in use. */
+    private static List<String> addresses = List.of();
+
+    /** A role's flags, checked; a usage error ends the process (exit 64). */
+    static Flags.Parsed parse(String role, List<String> args) {
+        try {
+            return Flags.parse(role, args);
+        } catch (Flags.UsageError e) {
+            usageError(e.getMessage());
+            return null;
+        }
+    }
+
+    /**
+     * Settings of the standalone, controller and node roles from their checked flags: the CSI
+     * endpoint (--endpoint, else $CSI_ENDPOINT, else ./run/csi.sock; unix only outside standalone).
+     */
+    static Map<String, String> csiRoleProperties(String role, Flags.Parsed parsed) {
+        Map<String, String> props = new LinkedHashMap<>();
+        Endpoint ep;
+        if (parsed.given().containsKey("--endpoint")) {
+            ep = Endpoint.parse(parsed.properties().get("loopcsi.endpoint"));
+        } else {
+            String env = System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock");
+            try {
+                ep = Endpoint.parse(env);
+            } catch (IllegalArgumentException e) {
+                usageError("$CSI_ENDPOINT: " + e.getMessage());
+                return props;
+            }
+        }
+        if (!role.equals(Flags.STANDALONE)) {
+            if (!ep.isUnix()) {
+                usageError("--endpoint: the " + role + " role serves CSI on a unix socket only: unix:///PATH");
+            }
+            props.put("loopcsi.role", role);
+        }
+        props.putAll(csiProperties(ep));
+        props.putAll(parsed.properties()); // --http-address turns Quarkus' TCP listener back on
+        props.put("loopcsi.endpoint", ep.toString());
+        return props;
+    }
+
+    /** loopcsi doctor [--data-dir DIR] [--capacity SIZE] [--format table|json]: the exit status. */
+    private static int doctor(Flags.Parsed parsed) {
+        Map<String, String> p = parsed.properties();
+        return io.loopcsi.cli.doctor.Doctor.main(Path.of(p.getOrDefault("loopcsi.data-dir", dataDirDefault())),
+                io.loopcsi.engine.Sizes.parse(p.getOrDefault("loopcsi.capacity", "20Gi")), p.getOrDefault("loopcsi.doctor.format", "table"),
+                System.out);
+    }
+
+    /**
+     * How the process ends once Quarkus has run: a start that failed is one line naming what
+     * failed (the innermost message), unless --debug asked for Quarkus' stack trace.
+     */
+    private static void exit(int status, Throwable failure) {
+        // Quarkus logs nothing itself when the application has its own exit handler
+        if (failure != null && debug) {
+            failure.printStackTrace();
+        } else if (failure != null) {
+            System.err.println("loopcsi: cannot start: " + StartFailure.describe(failure, addresses) + " (--debug shows the stack trace)");
+        }
+        System.exit(status);
     }
 
     /**
@@ -223,8 +238,10 @@ public class Main {
             } else {
                 PoolLock.acquire(dataDir);
             }
-        } catch (PoolLock.Locked | IllegalStateException e) {
+        } catch (PoolLock.Locked e) {
             fail(e.getMessage());
+        } catch (IllegalStateException e) {
+            fail(e.getMessage() + "; choose another --data-dir (loopcsi doctor --data-dir DIR checks one)");
         } catch (InterruptedException e) {
             fail("interrupted while waiting for the lock of " + dataDir);
         }
@@ -277,22 +294,11 @@ public class Main {
      * Settings of the operator role: QOSDK started by OperatorRole, HTTP on TCP for health and
      * metrics (the operator serves no CSI: no unix socket).
      */
-    static Map<String, String> operatorProperties(List<String> flags) {
+    static Map<String, String> operatorProperties(Flags.Parsed parsed) {
         Map<String, String> p = new LinkedHashMap<>();
-        Map<String, String> given = flagValues(flags, Set.of("--http-address", "--namespace"));
-        String http = given.getOrDefault("--http-address", "0.0.0.0:8080");
-        if (given.containsKey("--namespace")) {
-            p.put("loopcsi.operator.namespace", given.get("--namespace"));
-        }
-        Endpoint ep;
-        try {
-            ep = Endpoint.parse("tcp://" + http);
-        } catch (IllegalArgumentException e) {
-            usageError("--http-address: " + e.getMessage());
-            return p;
-        }
         p.put("loopcsi.role", "operator");
-        p.putAll(serverProperties(ep));
+        p.putAll(serverProperties(Endpoint.parse("tcp://0.0.0.0:8080")));
+        p.putAll(parsed.properties());
         return p;
     }
 
@@ -351,9 +357,9 @@ public class Main {
         }
     }
 
+    /** A usage error: one line, exit 64 (BSD sysexits' EX_USAGE, as csc). */
     private static void usageError(String message) {
         System.err.println("loopcsi: " + message);
-        System.err.print(USAGE);
         System.exit(64);
     }
 

@@ -90,11 +90,16 @@ public final class HostRequirements {
     }
 
     private static boolean onPath(String command, String pathEnv) {
+        return find(command, pathEnv).isPresent();
+    }
+
+    /** Where command is on pathEnv (as a process started with that PATH finds it), if anywhere. */
+    public static java.util.Optional<Path> find(String command, String pathEnv) {
         for (String dir : pathEnv.split(File.pathSeparator)) {
             if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, command)) && !Files.isDirectory(Path.of(dir, command))) {
-                return true;
+                return java.util.Optional.of(Path.of(dir, command));
             }
         }
-        return false;
+        return java.util.Optional.empty();
     }
 }

@@ -168,7 +168,7 @@ public final class PoolLock implements AutoCloseable {
                 }
                 key = key(root);
             } catch (IOException e) {
-                throw new IllegalStateException("cannot lock pool directory " + root + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot lock pool directory " + root + ": " + PoolModes.reason(e), e);
             }
             Path file = root.resolve(FILE);
             FileChannel ch = null;
@@ -199,7 +199,7 @@ public final class PoolLock implements AutoCloseable {
                         // already failing
                     }
                 }
-                throw new IllegalStateException("cannot lock pool directory " + root + ": " + e.getMessage(), e);
+                throw new IllegalStateException("cannot lock pool directory " + root + ": " + PoolModes.reason(e), e);
             }
         }
     }

@@ -58,8 +58,20 @@ public final class PoolModes {
             }
             return root;
         } catch (IOException e) {
-            throw new IllegalStateException("cannot make pool directory " + dir + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot make pool directory " + dir + ": " + reason(e), e);
         }
+    }
+
+    /** What went wrong, in words: NIO's messages are often only the path. */
+    static String reason(IOException e) {
+        if (e instanceof java.nio.file.FileSystemException f) {
+            String why = f.getReason() != null ? f.getReason().toLowerCase(java.util.Locale.ROOT)
+                    : e instanceof java.nio.file.NoSuchFileException ? "no such file or directory"
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : e instanceof FileAlreadyExistsException ? "exists" : e.getClass().getSimpleName();
+            return f.getFile() == null ? why : why + " (" + f.getFile() + ")";
+        }
+        return e.getMessage();
     }
 
     /** A private directory (0700) at dir unless one exists; returns dir. */

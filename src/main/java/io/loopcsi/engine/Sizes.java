@@ -4,7 +4,10 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Byte sizes: Kubernetes-style quantities ("20Gi", "500M", "1073741824") and MiB rounding. */
+/**
+ * Byte sizes: Kubernetes-style quantities ("20Gi", "500M", "1.5Gi", "1073741824"; a fraction of a
+ * byte rounds up, as Kubernetes does) and MiB rounding.
+ */
 public final class Sizes {
 
     public static final long MIB = 1L << 20;
@@ -12,7 +15,7 @@ public final class Sizes {
     /** Largest volume the engine accepts: far beyond any loop-backed use, far below overflow. */
     public static final long MAX_VOLUME_BYTES = 1L << 50;
 
-    private static final Pattern QUANTITY = Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|Pi|k|K|M|G|T|P)?");
+    private static final Pattern QUANTITY = Pattern.compile("(\\d+)(\\.\\d+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|K|M|G|T|P|E)?");
 
     private Sizes() {
     }
@@ -22,30 +25,27 @@ public final class Sizes {
         if (!m.matches()) {
             throw new IllegalArgumentException("not a size: '" + text + "' (use e.g. 20Gi, 500Mi or bytes)");
         }
-        long n;
-        try {
-            n = Long.parseLong(m.group(1));
-        } catch (NumberFormatException e) {
-            throw tooLarge(text);
-        }
-        long unit = switch (m.group(2) == null ? "" : m.group(2)) {
+        long unit = switch (m.group(3) == null ? "" : m.group(3)) {
             case "" -> 1L;
             case "Ki" -> 1L << 10;
             case "Mi" -> 1L << 20;
             case "Gi" -> 1L << 30;
             case "Ti" -> 1L << 40;
             case "Pi" -> 1L << 50;
+            case "Ei" -> 1L << 60;
             case "k", "K" -> 1_000L;
             case "M" -> 1_000_000L;
             case "G" -> 1_000_000_000L;
             case "T" -> 1_000_000_000_000L;
-            default -> 1_000_000_000_000_000L;
+            case "P" -> 1_000_000_000_000_000L;
+            default -> 1_000_000_000_000_000_000L;
         };
-        try {
-            return Math.multiplyExact(n, unit);
-        } catch (ArithmeticException e) {
+        java.math.BigDecimal bytes = new java.math.BigDecimal(m.group(1) + (m.group(2) == null ? "" : m.group(2)))
+                .multiply(java.math.BigDecimal.valueOf(unit)).setScale(0, java.math.RoundingMode.CEILING);
+        if (bytes.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
             throw tooLarge(text);
         }
+        return bytes.longValueExact();
     }
 
     private static IllegalArgumentException tooLarge(String text) {

@@ -53,6 +53,7 @@ import io.loopcsi.operator.desired.CsiDriverSpec;
 import io.loopcsi.operator.desired.CsiRbac;
 import io.loopcsi.operator.desired.MetricsService;
 import io.loopcsi.operator.desired.NodeDaemonSet;
+import io.loopcsi.operator.desired.PoolNames;
 import io.loopcsi.operator.desired.StorageClasses;
 import io.loopcsi.operator.status.BackingDirConflict;
 import io.loopcsi.operator.status.Conditions;
@@ -60,6 +61,7 @@ import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
 import io.loopcsi.operator.status.PoolStatus;
 import io.loopcsi.operator.status.PoolVolumes;
+import io.loopcsi.operator.status.UnsupportedNodes;
 
 /**
  * Rolls out a StoragePool's CSI components and reports on them.
@@ -188,11 +190,21 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
-                poolNodes(client, pool)),
+                poolNodes(client, pool), unsupportedNodes(client, ns, pool)),
                 Instant.now());
         recordTransition(client, pool, previous, next);
         pool.setStatus(next);
         return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
+    }
+
+    /** The nodes whose doctor init container refused them (Degraded, NodeNotSupported); none when the pods cannot be listed. */
+    private static List<String> unsupportedNodes(KubernetesClient client, String ns, StoragePool pool) {
+        try {
+            return UnsupportedNodes.of(client.pods().inNamespace(ns).withLabels(PoolNames.selector(pool, CsiRbac.NODE)).list().getItems());
+        } catch (KubernetesClientException e) {
+            LOG.debugf("cannot list the node pods of pool %s: %s", pool.getMetadata().getName(), e.getMessage());
+            return List.of();
+        }
     }
 
     @Override

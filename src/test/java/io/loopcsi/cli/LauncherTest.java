@@ -57,10 +57,11 @@ class LauncherTest {
 
     @Test
     void flagsTakeTheirValueAfterASpaceOrAnEqualsSign() {
-        var v = Main.flagValues(java.util.List.of("--data-dir", "/x", "--capacity=5Gi", "--endpoint=unix:///a=b.sock"),
-                java.util.Set.of("--data-dir", "--capacity", "--endpoint"));
-        assertEquals(java.util.Map.of("--data-dir", "/x", "--capacity", "5Gi", "--endpoint", "unix:///a=b.sock"), v);
-        var op = Main.operatorProperties(java.util.List.of("--namespace", "ns1", "--http-address=127.0.0.1:9000"));
+        var v = Flags.parse("standalone", java.util.List.of("--data-dir", "/x", "--capacity=5Gi", "--endpoint=unix:///a=b.sock", "--debug"));
+        assertEquals(java.util.Map.of("--data-dir", "/x", "--capacity", "5Gi", "--endpoint", "unix:///a=b.sock"), v.given());
+        assertTrue(v.has("--debug"));
+        assertEquals("5Gi", v.properties().get("loopcsi.capacity"));
+        var op = Main.operatorProperties(Flags.parse("operator", java.util.List.of("--namespace", "ns1", "--http-address=127.0.0.1:9000")));
         assertEquals("ns1", op.get("loopcsi.operator.namespace"));
         assertEquals("9000", op.get("quarkus.http.port"));
         assertEquals("operator", op.get("loopcsi.role"));
@@ -79,11 +80,11 @@ class LauncherTest {
 
     @Test
     void theOperatorRoleServesHttpOnTcpAndNamesItsNamespace() {
-        var p = Main.operatorProperties(java.util.List.of("--namespace", "storage", "--http-address=127.0.0.1:9000"));
+        var p = Main.operatorProperties(Flags.parse("operator", java.util.List.of("--namespace", "storage", "--http-address=127.0.0.1:9000")));
         assertEquals("operator", p.get("loopcsi.role"));
         assertEquals("storage", p.get("loopcsi.operator.namespace"));
         assertEquals("true", p.get("quarkus.http.host-enabled"));
         assertEquals("9000", p.get("quarkus.http.port"));
-        assertEquals("0.0.0.0", Main.operatorProperties(java.util.List.of()).get("quarkus.http.host"));
+        assertEquals("0.0.0.0", Main.operatorProperties(Flags.parse("operator", java.util.List.of())).get("quarkus.http.host"));
     }
 }

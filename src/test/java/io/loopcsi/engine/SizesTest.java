@@ -22,11 +22,17 @@ class SizesTest {
         assertEquals(7_000_000_000_000L, Sizes.parse("7T"));
         assertEquals(1_073_741_824L, Sizes.parse("1073741824"));
         assertEquals(GIB, Sizes.parse(" 1Gi\n"));
+        // what the StoragePool schema accepts for capacityPerNode (StoragePoolSpec.QUANTITY), so a
+        // node pod never refuses a capacity the API server let through
+        assertEquals(GIB + GIB / 2, Sizes.parse("1.5Gi"));
+        assertEquals(1L << 60, Sizes.parse("1Ei"));
+        assertEquals(2L, Sizes.parse("1.5"), "a fraction of a byte rounds up");
+        assertThrows(IllegalArgumentException.class, () -> Sizes.parse("8Ei"));
     }
 
     @Test
     void rejectsWhatIsNotAQuantity() {
-        for (String bad : new String[] {"", "Gi", "1.5Gi", "-1", "-1Gi", "10GB", "10 Gi", "1gi", "0x10", "1Ei"}) {
+        for (String bad : new String[] {"", "Gi", "1.", ".5Gi", "-1", "-1Gi", "10GB", "10 Gi", "1gi", "0x10", "1e3"}) {
             assertThrows(IllegalArgumentException.class, () -> Sizes.parse(bad), bad);
         }
     }

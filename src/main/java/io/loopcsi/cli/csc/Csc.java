@@ -45,6 +45,11 @@ public final class Csc {
     }
 
     static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        if (List.of(args).contains("--version")) {
+            out.print(io.loopcsi.cli.Version.text());
+            out.flush();
+            return 0;
+        }
         try {
             return dispatch(CommandLine.parse(List.of(args)), env, out, err);
         } catch (UsageException e) {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
@@ -15,7 +16,9 @@ import io.loopcsi.operator.api.Images;
 import io.loopcsi.operator.api.StoragePool;
 
 /**
- * The pool's node plugin on every selected node: ONE container, loopcsi in the node role. It
+ * The pool's node plugin on every selected node: ONE container, loopcsi in the node role, after
+ * an init container running {@code loopcsi doctor} on the same mounts (exit 1, with its verdict as
+ * the termination message, on a node that cannot host the pool). It
  * registers itself with kubelet (a socket in plugins_registry, no node-driver-registrar) and its
  * liveness is its own /q/health (no livenessprobe sidecar). Privileged: loop devices from the
  * host's /dev, and mounts that must propagate back to kubelet, so the kubelet directory (with the
@@ -56,6 +59,15 @@ public final class NodeDaemonSet {
                 .withNodeSelector(selector == null || selector.isEmpty() ? null : new LinkedHashMap<>(selector))
                 .withTolerations(pool.getSpec().getTolerations() == null || pool.getSpec().getTolerations().isEmpty() ? null
                         : pool.getSpec().getTolerations())
+                // a node that cannot host the pool says why (kubectl describe pod: the doctor's verdict) instead of failing volumes later
+                .addNewInitContainer().withName("doctor")
+                .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
+                .withArgs("doctor", "--data-dir", pool.backingDir(), "--capacity", pool.getSpec().getCapacityPerNode())
+                .withTerminationMessagePolicy("FallbackToLogsOnError")
+                .withVolumeMounts(mounts(pool))
+                .withResources(Sidecars.driverResources(pool))
+                .withSecurityContext(privileged)
+                .endInitContainer()
                 .addNewContainer().withName("loopcsi")
                 .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
                 .withArgs("node", "--endpoint", "unix://" + csiSocket(pool), "--driver-name", pool.driverName(),
@@ -65,10 +77,7 @@ public final class NodeDaemonSet {
                 .withEnv(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"))
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()
                 .withLivenessProbe(Sidecars.probe("/q/health/live"))
-                .withVolumeMounts(
-                        new VolumeMountBuilder().withName("kubelet-dir").withMountPath(KUBELET_DIR).withMountPropagation("Bidirectional").build(),
-                        new VolumeMountBuilder().withName("dev").withMountPath("/dev").build(),
-                        new VolumeMountBuilder().withName("backing-dir").withMountPath(pool.backingDir()).build())
+                .withVolumeMounts(mounts(pool))
                 .withResources(Sidecars.driverResources(pool))
                 .withSecurityContext(privileged)
                 .endContainer()
@@ -80,6 +89,14 @@ public final class NodeDaemonSet {
                 .endTemplate()
                 .endSpec()
                 .build();
+    }
+
+    /** The node container's mounts, which doctor checks too (kubelet's directory shared, the host's /dev, the pool). */
+    private static List<VolumeMount> mounts(StoragePool pool) {
+        return List.of(
+                new VolumeMountBuilder().withName("kubelet-dir").withMountPath(KUBELET_DIR).withMountPropagation("Bidirectional").build(),
+                new VolumeMountBuilder().withName("dev").withMountPath("/dev").build(),
+                new VolumeMountBuilder().withName("backing-dir").withMountPath(pool.backingDir()).build());
     }
 
     private static Volume hostPath(String name, String path, String type) {

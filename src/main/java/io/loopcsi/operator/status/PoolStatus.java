@@ -22,10 +22,15 @@ public final class PoolStatus {
      * {@code poolNodes} are the nodes' own reports (LoopPoolNode) of their part of the pool.
      */
     public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
-            List<LoopPoolNode> poolNodes) {
+            List<LoopPoolNode> poolNodes, List<String> unsupportedNodes) {
 
         public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem) {
             this(controller, nodes, volumes, problemReason, problem, List.of());
+        }
+
+        public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
+                List<LoopPoolNode> poolNodes) {
+            this(controller, nodes, volumes, problemReason, problem, poolNodes, List.of());
         }
     }
 
@@ -84,7 +89,10 @@ public final class PoolStatus {
                     allReady ? "driver " + pool.driverName() + " serves " + desired + " nodes" : where, gen, now);
             c = Conditions.set(c, Conditions.PROGRESSING, !allReady, allReady ? "RolloutComplete" : "RollingOut",
                     allReady ? "every component is up to date and ready" : "objects applied; waiting for pods: " + where, gen, now);
-            c = Conditions.set(c, Conditions.DEGRADED, false, "AsExpected", "no conflict, every object applied", gen, now);
+            List<String> unsupported = o.unsupportedNodes() == null ? List.of() : o.unsupportedNodes();
+            c = unsupported.isEmpty() ? Conditions.set(c, Conditions.DEGRADED, false, "AsExpected", "no conflict, every object applied", gen, now)
+                    : Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
+                            + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
         }
         s.setConditions(c);
         return s;

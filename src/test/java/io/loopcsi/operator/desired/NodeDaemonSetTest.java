@@ -40,6 +40,15 @@ class NodeDaemonSetTest {
         assertEquals("/dev", mount(node, "dev").getMountPath());
         assertEquals("/var/lib/loopcsi/p1", volume(pod.getVolumes(), "backing-dir").getHostPath().getPath());
         assertNull(pod.getNodeSelector());
+
+        // doctor first, with the node container's image, privileges and mounts: a node that cannot host the pool says why
+        Container doctor = pod.getInitContainers().get(0);
+        assertEquals(1, pod.getInitContainers().size());
+        assertEquals(List.of("doctor", "--data-dir", "/var/lib/loopcsi/p1", "--capacity", "20Gi"), doctor.getArgs());
+        assertEquals(node.getImage(), doctor.getImage());
+        assertTrue(doctor.getSecurityContext().getPrivileged());
+        assertEquals(node.getVolumeMounts(), doctor.getVolumeMounts());
+        assertEquals("FallbackToLogsOnError", doctor.getTerminationMessagePolicy(), "its verdict is the termination message");
     }
 
     @Test

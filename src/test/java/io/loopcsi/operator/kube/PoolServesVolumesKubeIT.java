@@ -119,7 +119,7 @@ class PoolServesVolumesKubeIT {
         }
         assumeTrue(configured, "no test cluster");
         started = System.nanoTime();
-        root = Files.createTempDirectory("loopcsi-rt");
+        root = Files.createTempDirectory("rt"); // short: kubelet-style socket paths below it must stay under 108 bytes (PrivateSocket)
         Kubectl.ok("apply", "-k", "kubernetes/");
         admin = new KubernetesClientBuilder().build();
         for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {

@@ -38,6 +38,37 @@ class PoolStatusTest {
     }
 
     @Test
+    void aNodeWhoseDoctorFailedMakesThePoolDegradedNamingTheNodeAndTheVerdict() {
+        var pool = Pools.minimal("p1");
+        var dep = new DeploymentBuilder().withNewStatus().withAvailableReplicas(1).endStatus().build();
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(2).withNumberReady(1).endStatus().build();
+        String log = "command mkfs.xfs  FAIL   not on PATH\n                  fix: apt-get install xfsprogs\n\n"
+                + "verdict: this machine cannot host a pool in /var/lib/loopcsi/p1 (1 failed: command mkfs.xfs)\n";
+        var crashing = pod("p1-node-a", "node-b", new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName("doctor").withReady(false)
+                .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState()
+                .withNewLastState().withNewTerminated().withExitCode(1).withMessage(log).endTerminated().endLastState().build());
+        var fine = pod("p1-node-b", "node-a", new io.fabric8.kubernetes.api.model.ContainerStatusBuilder().withName("doctor").withReady(false)
+                .withNewState().withNewTerminated().withExitCode(0).endTerminated().endState().build());
+        List<String> unsupported = UnsupportedNodes.of(List.of(crashing, fine));
+        assertEquals(List.of("node-b: this machine cannot host a pool in /var/lib/loopcsi/p1 (1 failed: command mkfs.xfs)"), unsupported);
+
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(dep, ds, null, null, null, List.of(), unsupported), T0);
+        var degraded = Conditions.find(s.getConditions(), Conditions.DEGRADED).orElseThrow();
+        assertEquals("True", degraded.getStatus());
+        assertEquals("NodeNotSupported", degraded.getReason());
+        assertTrue(degraded.getMessage().contains("node-b: this machine cannot host a pool") && degraded.getMessage().contains("command mkfs.xfs"),
+                degraded.getMessage());
+        assertFalse(Conditions.isTrue(s.getConditions(), Conditions.READY));
+        assertFalse(Conditions.isTrue(PoolStatus.compute(pool, null, new PoolStatus.Observed(dep, ds, null, null, null, List.of(),
+                UnsupportedNodes.of(List.of(fine))), T0).getConditions(), Conditions.DEGRADED), "a doctor that passed is no problem");
+    }
+
+    static io.fabric8.kubernetes.api.model.Pod pod(String name, String node, io.fabric8.kubernetes.api.model.ContainerStatus doctor) {
+        return new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNodeName(node)
+                .endSpec().withNewStatus().withInitContainerStatuses(doctor).endStatus().build();
+    }
+
+    @Test
     void capacityAndAllocationAreWhatTheNodesReportWhileTheyReport() {
         var pool = Pools.minimal("p1");
         var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(3).withNumberReady(3).endStatus().build();
