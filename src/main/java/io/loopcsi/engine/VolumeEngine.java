@@ -69,7 +69,7 @@ public class VolumeEngine implements VolumeProvider {
      */
     public List<String> recover() {
         List<String> done = new ArrayList<>();
-        for (Path dir : List.of(pool.root().resolve("volumes"), pool.root().resolve("snapshots"))) {
+        for (Path dir : List.of(pool.root().resolve("volumes"), pool.root().resolve("snapshots"), pool.root().resolve("groups"))) {
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
                 for (Path p : ds) {
                     String f = p.getFileName().toString();
