@@ -53,6 +53,9 @@ class GroupSnapshotTest extends KernelTestDirs {
         assertEquals(g, rig.engine.createGroupSnapshot("backup-1", List.of(db.id(), wal.id())), "idempotent by name");
         expect(Kind.ALREADY_EXISTS, () -> rig.engine.createGroupSnapshot("backup-1", List.of(db.id())));
         assertEquals(g, rig.engine.groupSnapshot(g.id()).orElseThrow());
+        PoolDirectory fromDisk = new PoolDirectory(dir.resolve("pool"));
+        assertEquals(g, fromDisk.readGroupSnapshot(g.id()).orElseThrow(), "committed: read back from disk");
+        assertEquals(g.id(), fromDisk.readSnapshot(g.snapshotIds().get(0)).orElseThrow().groupSnapshotId());
 
         for (String member : g.snapshotIds()) {
             SnapshotMeta s = rig.engine.snapshot(member).orElseThrow();

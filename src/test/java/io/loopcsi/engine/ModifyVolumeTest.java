@@ -46,7 +46,7 @@ class ModifyVolumeTest extends KernelTestDirs {
         assertEquals(promisedBefore - 64 * MIB, rig.engine.capacity().hostPromisedBytes(),
                 "the host space a thick volume holds is no longer promised to it");
         assertEquals(thick, rig.engine.modifyVolume(thin.id(), params("provisioning", "thick")), "idempotent");
-        assertEquals(thick, rig.pool.readVolume(thin.id()).orElseThrow(), "committed");
+        assertEquals(thick, new PoolDirectory(dir.resolve("pool")).readVolume(thin.id()).orElseThrow(), "committed: read back from disk");
 
         rig.engine.expandVolume(thin.id(), 96 * MIB, 0);
         assertEquals(96 * MIB, allocatedBytes(rig.image(thin)), "a thick volume stays thick when it grows");
