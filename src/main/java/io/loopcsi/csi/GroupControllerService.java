@@ -101,8 +101,18 @@ public class GroupControllerService extends GroupControllerGrpc.GroupControllerI
         GrpcErrors.answer("GetVolumeGroupSnapshot", observer, () -> {
             requireServed();
             String id = CsiArgs.requireId("group_snapshot_id", req.getGroupSnapshotId());
+            if (req.getSnapshotIdsCount() == 0) {
+                throw GrpcErrors.invalid("snapshot_ids is required: the members of the group snapshot");
+            }
+            for (int i = 0; i < req.getSnapshotIdsCount(); i++) {
+                CsiArgs.requireId("snapshot_ids[" + i + "]", req.getSnapshotIds(i));
+            }
             GroupSnapshotMeta g = provider.groupSnapshot(id)
                     .orElseThrow(() -> EngineException.notFound("group snapshot " + Ids.quote(id) + " does not exist"));
+            if (!new java.util.TreeSet<>(req.getSnapshotIdsList()).equals(new java.util.TreeSet<>(g.snapshotIds()))) {
+                throw GrpcErrors.invalid("snapshot_ids " + req.getSnapshotIdsList() + " are not the members of group snapshot " + id + ": "
+                        + g.snapshotIds());
+            }
             return GetVolumeGroupSnapshotResponse.newBuilder().setGroupSnapshot(CsiTypes.groupSnapshot(g, members(g))).build();
         });
     }

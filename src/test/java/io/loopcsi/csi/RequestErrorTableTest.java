@@ -262,13 +262,20 @@ class RequestErrorTableTest extends CsiTestBase {
         rows.add(new Row("CreateVolumeGroupSnapshotRequest.name", "same name, other volumes", Code.ALREADY_EXISTS,
                 () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
                         .addSourceVolumeIds(blk).addSourceVolumeIds(xfs).build())));
+        String member = Ids.memberSnapshotIdFor("table-group", blk);
         rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
-                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.getDefaultInstance())));
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds(member).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "not the group's members", Code.INVALID_ARGUMENT,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
+                        .addSnapshotIds(member).addSnapshotIds(Ids.snapshotIdFor("table-snap")).build())));
         rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "not found", Code.NOT_FOUND,
-                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL).build())));
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL)
+                        .addSnapshotIds(member).build())));
         rows.add(new Row("GetVolumeGroupSnapshotRequest.secrets", "ignored", Code.OK,
                 () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
-                        .putSecrets("k", "v").build())));
+                        .addSnapshotIds(member).putSecrets("k", "v").build())));
         rows.add(new Row("DeleteVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
                 () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds("s").build())));
         rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,

@@ -27,7 +27,7 @@ enum Flag {
     SOURCE_VOLUME(true, "VOLUME_ID", "source volume (clone source, snapshot source, list filter; group create-snapshot: repeatable)",
             "--source-volume", "--volume-src", "--source-volume-id"),
     SOURCE_SNAPSHOT(true, "SNAPSHOT_ID", "create the volume from this snapshot", "--source-snapshot", "--snapshot-src"),
-    SNAPSHOT_ID(true, "SNAPSHOT_ID", "list only this snapshot (group delete-snapshot: a member, repeatable)", "--snapshot-id"),
+    SNAPSHOT_ID(true, "SNAPSHOT_ID", "list only this snapshot (group get-snapshot, delete-snapshot: a member, repeatable)", "--snapshot-id"),
     MAX_ENTRIES(true, "N", "max_entries of one page", "--max-entries"),
     STARTING_TOKEN(true, "TOKEN", "starting_token of the page to fetch", "--starting-token"),
     PAGING(false, null, "fetch every page, following next_token", "--paging");

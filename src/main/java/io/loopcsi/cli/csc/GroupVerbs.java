@@ -30,7 +30,7 @@ final class GroupVerbs {
                         List.of(SOURCE_VOLUME, PARAMS), GroupVerbs::createSnapshot),
                 Verb.of(S, "delete-snapshot", List.of("ds", "delsnap"), "DeleteVolumeGroupSnapshot", "GROUP_SNAPSHOT_ID", 1, 1,
                         List.of(SNAPSHOT_ID), GroupVerbs::deleteSnapshot),
-                Verb.of(S, "get-snapshot", List.of("gs"), "GetVolumeGroupSnapshot", "GROUP_SNAPSHOT_ID...", 1, -1, List.of(),
+                Verb.of(S, "get-snapshot", List.of("gs"), "GetVolumeGroupSnapshot", "GROUP_SNAPSHOT_ID", 1, 1, List.of(SNAPSHOT_ID),
                         GroupVerbs::getSnapshot),
                 Verb.of(S, "get-capabilities", List.of("capabilities"), "GroupControllerGetCapabilities", "", 0, 0, List.of(),
                         GroupVerbs::getCapabilities));
@@ -61,12 +61,14 @@ final class GroupVerbs {
         c.out().emit(r, () -> id + "\n");
     }
 
-    private static void getSnapshot(Verb.Call c) {
-        for (String id : c.args()) {
-            GetVolumeGroupSnapshotResponse r = c.csi().group().getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder()
-                    .setGroupSnapshotId(id).build());
-            c.out().emit(r, () -> Lines.groupSnapshot(r.getGroupSnapshot()));
+    private static void getSnapshot(Verb.Call c) throws UsageException {
+        Options o = c.opt();
+        if (o.snapshotIds.isEmpty()) {
+            throw new UsageException("'group get-snapshot' needs --snapshot-id SNAPSHOT_ID, once per member snapshot");
         }
+        GetVolumeGroupSnapshotResponse r = c.csi().group().getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder()
+                .setGroupSnapshotId(c.args().get(0)).addAllSnapshotIds(o.snapshotIds).build());
+        c.out().emit(r, () -> Lines.groupSnapshot(r.getGroupSnapshot()));
     }
 
     /** One RPC capability name per line. */

@@ -207,7 +207,6 @@ class CscAgainstDriverTest {
         assertEquals(3, lines.size(), lines::toString);
         Matcher g = Pattern.compile("^\"(group-[0-9a-f]+)\"\t\\S+\ttrue$").matcher(lines.get(0));
         assertTrue(g.matches(), lines::toString);
-        assertEquals(lines, ok("group", "get-snapshot", g.group(1)).lines());
         List<String> members = new ArrayList<>();
         for (String line : lines.subList(1, 3)) {
             Matcher m = SNAPSHOT_LINE.matcher(line);
@@ -217,9 +216,11 @@ class CscAgainstDriverTest {
             String want = m.group(3).equals(a) ? "data of a" : "data of b";
             assertEquals(want, new String(io.loopcsi.testing.Data.readAt(volumesDir.resolve(restored + ".img"), 4096, want.length())));
         }
+        assertEquals(lines, ok("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(1), "--snapshot-id", members.get(0))
+                .lines());
         assertEquals(g.group(1) + "\n", ok("group", "delete-snapshot", g.group(1), "--snapshot-id", members.get(0), "--snapshot-id",
                 members.get(1)).out());
-        assertFails(5, "NOT_FOUND", g.group(1), csc("group", "get-snapshot", g.group(1)));
+        assertFails(5, "NOT_FOUND", g.group(1), csc("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(0)));
     }
 
     @Test
