@@ -510,6 +510,20 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         return new PoolCapacity(s.getTotalBytes(), s.getAllocatedBytes(), s.getHostFreeBytes(), 0, s.getAvailableBytes());
     }
 
+    @Override
+    public long largestVolumeBytes(String node) {
+        if (node != null) {
+            return capacity(node).availableBytes();
+        }
+        long largest = 0;
+        for (LoopPoolNode n : nodeMap().values()) {
+            if (NodeChooser.fresh(n, clock.instant(), staleAfter)) {
+                largest = Math.max(largest, n.getStatus().getAvailableBytes());
+            }
+        }
+        return largest;
+    }
+
     /** The nodes that published a LoopPoolNode of this pool (fresh or not). */
     java.util.Set<String> nodesKnown() {
         return nodeMap().keySet();

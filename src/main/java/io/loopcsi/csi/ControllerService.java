@@ -256,7 +256,7 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (c.totalBytes() == 0) {
                 return GetCapacityResponse.newBuilder().setAvailableCapacity(0).build(); // a segment the pool does not serve
             }
-            long maxVolume = c.availableBytes() / Sizes.MIB * Sizes.MIB;
+            long maxVolume = provider.largestVolumeBytes(node) / Sizes.MIB * Sizes.MIB; // one node's room: volumes do not span nodes
             return GetCapacityResponse.newBuilder()
                     .setAvailableCapacity(c.availableBytes())
                     .setMaximumVolumeSize(Int64Value.of(maxVolume))

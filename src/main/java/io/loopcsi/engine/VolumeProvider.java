@@ -57,6 +57,15 @@ public interface VolumeProvider {
         return nodeId();
     }
 
+    /**
+     * The largest volume a CreateVolume could make now in a node's segment (null: anywhere in the
+     * pool). A volume lives on one node, so for a pool of many nodes this is the most any single
+     * node has available, not their sum.
+     */
+    default long largestVolumeBytes(String node) {
+        return capacity(node).availableBytes();
+    }
+
     /** Capacity of one node's segment (null: the whole pool); a node this provider does not serve has none. */
     default PoolCapacity capacity(String node) {
         return node == null || node.equals(nodeId()) ? capacity() : new PoolCapacity(0, 0, 0, 0, 0);

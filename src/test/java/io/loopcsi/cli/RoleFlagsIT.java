@@ -34,6 +34,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.loopcsi.engine.PoolLock;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopPoolNodeSpec;
@@ -170,11 +171,17 @@ class RoleFlagsIT {
         Path reg = dir.resolve("plugins_registry/flags.loopcsi.io-reg.sock");
         Path kubelet = Files.createDirectories(dir.resolve("kubelet"));
         String http = "127.0.0.1:" + Launcher.freePort();
-        try (Launcher l = Launcher.start(dir, "node", List.of("node", "--endpoint", "unix://" + sock, "--driver-name", "flags.loopcsi.io",
+        // the pool is still held (as by an updated DaemonSet's old pod that is stopping): the node waits, says so, then starts
+        try (PoolLock held = PoolLock.acquire(dir.resolve("pool"));
+                Launcher l = Launcher.start(dir, "node", List.of("node", "--endpoint", "unix://" + sock, "--driver-name", "flags.loopcsi.io",
                 "--pool", "flags", "--node-name", "flag-node-a", "--data-dir", dir.resolve("pool").toString(), "--capacity", "2Gi",
                 "--registration-socket", reg.toString(), "--http-address", http, "--max-volumes", "5", "--allowed-roots", kubelet.toString()),
-                Map.of()).awaitCsi(sock);
+                Map.of());
                 CsiClient c = new CsiClient(sock)) {
+            await(() -> l.log().contains("is locked by PID " + ProcessHandle.current().pid() + "; waiting for it") ? true : null);
+            assertTrue(l.isAlive() && !Files.exists(sock), "waiting, not serving:\n" + l.log());
+            held.close();
+            l.awaitCsi(sock);
             NodeGetInfoResponse info = c.node.nodeGetInfo(NodeGetInfoRequest.getDefaultInstance());
             assertEquals("flag-node-a", info.getNodeId());
             assertEquals(5, info.getMaxVolumesPerNode());

@@ -66,6 +66,9 @@ class ApiVolumeProviderTest {
 
     @BeforeEach
     void start() throws IOException {
+        // the injected client gives up on a connection after 10 s, which a loaded CI machine can exceed
+        client = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
+                client.getConfiguration()).withConnectionTimeout(60_000).withRequestTimeout(60_000).build()).build();
         for (String crd : List.of("loopvolumes", "loopsnapshots", "looppoolnodes")) {
             try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
                 client.apiextensions().v1().customResourceDefinitions().load(in).create();
@@ -77,7 +80,10 @@ class ApiVolumeProviderTest {
 
     @AfterEach
     void stop() {
-        provider.close();
+        if (provider != null) {
+            provider.close();
+        }
+        client.close();
     }
 
     @Test
@@ -179,6 +185,10 @@ class ApiVolumeProviderTest {
         await(() -> provider.capacity("node-a").totalBytes() == 0 ? true : null);
         assertEquals(0, provider.capacity("node-c").availableBytes());
         assertEquals(8 * GI, provider.capacity(null).availableBytes(), "the pool: the nodes that report");
+        node("node-a", 2 * GI, Instant.now());
+        assertEquals(10 * GI, provider.capacity(null).availableBytes(), "the pool: the sum of the nodes that report");
+        assertEquals(8 * GI, provider.largestVolumeBytes(null), "the largest volume fits on one node: not the sum");
+        assertEquals(2 * GI, provider.largestVolumeBytes("node-a"));
     }
 
     @Test
