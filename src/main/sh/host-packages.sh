@@ -16,7 +16,7 @@ if command -v dpkg-query >/dev/null; then
   done
 else
   # not Debian: look for the commands themselves
-  for c in losetup mount umount blkid blockdev fsfreeze mkfs.xfs xfs_growfs mkfs.ext4 resize2fs cp stat; do
+  for c in losetup mount umount blkid blockdev fsfreeze fallocate mkfs.xfs xfs_growfs mkfs.ext4 resize2fs cp stat; do
     command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin command -v "$c" >/dev/null || missing+=("$c")
   done
 fi

@@ -12,6 +12,8 @@ import csi.v1.ControllerGetCapabilitiesResponse;
 import csi.v1.ControllerGetVolumeRequest;
 import csi.v1.ControllerGetVolumeResponse;
 import csi.v1.ControllerGrpc;
+import csi.v1.ControllerModifyVolumeRequest;
+import csi.v1.ControllerModifyVolumeResponse;
 import csi.v1.ControllerServiceCapability;
 import csi.v1.ControllerServiceCapability.RPC.Type;
 import csi.v1.CreateSnapshotRequest;
@@ -37,6 +39,7 @@ import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Filesystems;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
@@ -69,6 +72,36 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
         this.provider = provider;
     }
 
+    /** What this role's provider can do: MODIFY_VOLUME only where it works (the standalone engine). */
+    List<Type> capabilities() {
+        List<Type> all = new java.util.ArrayList<>(CAPABILITIES);
+        if (provider.modifiable()) {
+            all.add(Type.MODIFY_VOLUME);
+        }
+        return all;
+    }
+
+    @Override
+    public void controllerModifyVolume(ControllerModifyVolumeRequest req, StreamObserver<ControllerModifyVolumeResponse> observer) {
+        GrpcErrors.answer("ControllerModifyVolume", observer, () -> {
+            if (!provider.modifiable()) {
+                provider.modifyVolume(req.getVolumeId(), MutableParameters.NONE); // UNIMPLEMENTED, with the reason
+            }
+            String id = CsiArgs.requireId("volume_id", req.getVolumeId());
+            if (req.getMutableParametersCount() == 0) {
+                throw GrpcErrors.invalid("mutable_parameters is required: the keys to change (" + MutableParameters.PROVISIONING + ", "
+                        + MutableParameters.DIRECT_IO + ")");
+            }
+            CsiArgs.requireMapSize("mutable_parameters", req.getMutableParametersMap());
+            MutableParameters changes = MutableParameters.parse("mutable_parameters", req.getMutableParametersMap());
+            if (!Ids.isVolumeId(id)) {
+                throw EngineException.notFound("volume " + Ids.quote(id) + " does not exist");
+            }
+            provider.modifyVolume(id, changes);
+            return ControllerModifyVolumeResponse.getDefaultInstance();
+        });
+    }
+
     @Override
     public void createVolume(CreateVolumeRequest req, StreamObserver<CreateVolumeResponse> observer) {
         GrpcErrors.answer("CreateVolume", observer, () -> {
@@ -76,9 +109,14 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             CsiArgs.Access access = CsiArgs.accessOfAll("volume_capabilities", req.getVolumeCapabilitiesList());
             CsiArgs.requireMapSize("parameters", req.getParametersMap());
             CsiArgs.requireRange("capacity_range", req.getCapacityRange());
+            MutableParameters mutable = MutableParameters.NONE;
             if (req.getMutableParamsCount() > 0) {
-                throw GrpcErrors.invalid("mutable_parameters " + req.getMutableParamsMap().keySet()
-                        + " are not supported: this plugin has no MODIFY_VOLUME capability");
+                if (!provider.modifiable()) {
+                    throw GrpcErrors.invalid("mutable_parameters " + req.getMutableParamsMap().keySet()
+                            + " are not supported: this role has no MODIFY_VOLUME capability");
+                }
+                CsiArgs.requireMapSize("mutable_parameters", req.getMutableParamsMap());
+                mutable = MutableParameters.parse("mutable_parameters", req.getMutableParamsMap());
             }
             String snapshot = null;
             String volume = null;
@@ -92,8 +130,8 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                 }
             }
             VolumeMeta v = provider.createVolume(new CreateRequest(name, req.getCapacityRange().getRequiredBytes(),
-                    req.getCapacityRange().getLimitBytes(), access.mode(), access.fsType(), snapshot, volume, req.getParametersMap()),
-                    placement(req));
+                    req.getCapacityRange().getLimitBytes(), access.mode(), access.fsType(), snapshot, volume, req.getParametersMap(),
+                    mutable), placement(req));
             return CreateVolumeResponse.newBuilder().setVolume(CsiTypes.volume(v, provider.nodeOf(v.id()))).build();
         });
     }
@@ -131,8 +169,15 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             }
             VolumeMeta v = provider.volume(id).orElseThrow(() -> EngineException.notFound("volume " + Ids.quote(id) + " does not exist"));
             if (req.getMutableParamsCount() > 0) {
-                return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage("mutable_parameters "
-                        + req.getMutableParamsMap().keySet() + " are not supported: this plugin has no MODIFY_VOLUME capability").build();
+                if (!provider.modifiable()) {
+                    return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage("mutable_parameters "
+                            + req.getMutableParamsMap().keySet() + " are not supported: this role has no MODIFY_VOLUME capability").build();
+                }
+                try {
+                    MutableParameters.parse("mutable_parameters", req.getMutableParamsMap());
+                } catch (EngineException e) {
+                    return ValidateVolumeCapabilitiesResponse.newBuilder().setMessage(e.getMessage()).build();
+                }
             }
             for (int i = 0; i < req.getVolumeCapabilitiesCount(); i++) {
                 String why = unsupported(v, req.getVolumeCapabilities(i), "volume_capabilities[" + i + "]");
@@ -144,7 +189,8 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
                     ValidateVolumeCapabilitiesResponse.Confirmed.newBuilder()
                             .putAllVolumeContext(req.getVolumeContextMap())
                             .addAllVolumeCapabilities(req.getVolumeCapabilitiesList())
-                            .putAllParameters(req.getParametersMap()))
+                            .putAllParameters(req.getParametersMap())
+                            .putAllMutableParams(req.getMutableParamsMap()))
                     .build();
         });
     }
@@ -223,7 +269,7 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
     public void controllerGetCapabilities(ControllerGetCapabilitiesRequest req, StreamObserver<ControllerGetCapabilitiesResponse> observer) {
         GrpcErrors.answer("ControllerGetCapabilities", observer, () -> {
             ControllerGetCapabilitiesResponse.Builder b = ControllerGetCapabilitiesResponse.newBuilder();
-            for (Type t : CAPABILITIES) {
+            for (Type t : capabilities()) {
                 b.addCapabilities(ControllerServiceCapability.newBuilder()
                         .setRpc(ControllerServiceCapability.RPC.newBuilder().setType(t)));
             }

@@ -2,11 +2,15 @@ package io.loopcsi.csi;
 
 import com.google.protobuf.Timestamp;
 
+import java.util.List;
+
 import csi.v1.Snapshot;
 import csi.v1.Topology;
 import csi.v1.Volume;
 import csi.v1.VolumeCondition;
 import csi.v1.VolumeContentSource;
+import csi.v1.VolumeGroupSnapshot;
+import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.engine.Condition;
 import io.loopcsi.engine.SnapshotMeta;
 import io.loopcsi.engine.VolumeMeta;
@@ -40,14 +44,30 @@ final class CsiTypes {
     }
 
     static Snapshot snapshot(SnapshotMeta s) {
-        long ms = s.createdAtMillis();
-        return Snapshot.newBuilder()
+        Snapshot.Builder b = Snapshot.newBuilder()
                 .setSnapshotId(s.id())
                 .setSourceVolumeId(s.sourceVolumeId())
                 .setSizeBytes(s.sizeBytes())
-                .setCreationTime(Timestamp.newBuilder().setSeconds(ms / 1000).setNanos((int) (ms % 1000) * 1_000_000))
-                .setReadyToUse(true)
-                .build();
+                .setCreationTime(timestamp(s.createdAtMillis()))
+                .setReadyToUse(true);
+        if (s.groupSnapshotId() != null) {
+            b.setGroupSnapshotId(s.groupSnapshotId());
+        }
+        return b.build();
+    }
+
+    /** A group snapshot with the members that still exist; ready only while all of them do. */
+    static VolumeGroupSnapshot groupSnapshot(GroupSnapshotMeta g, List<SnapshotMeta> members) {
+        VolumeGroupSnapshot.Builder b = VolumeGroupSnapshot.newBuilder()
+                .setGroupSnapshotId(g.id())
+                .setCreationTime(timestamp(g.createdAtMillis()))
+                .setReadyToUse(members.size() == g.snapshotIds().size());
+        members.forEach(m -> b.addSnapshots(snapshot(m)));
+        return b.build();
+    }
+
+    private static Timestamp timestamp(long ms) {
+        return Timestamp.newBuilder().setSeconds(ms / 1000).setNanos((int) (ms % 1000) * 1_000_000).build();
     }
 
     static VolumeCondition condition(Condition c) {

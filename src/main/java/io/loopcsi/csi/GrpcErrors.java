@@ -53,6 +53,7 @@ final class GrpcErrors {
             case FAILED_PRECONDITION -> Status.FAILED_PRECONDITION;
             case ABORTED -> Status.ABORTED;
             case INTERNAL -> Status.INTERNAL;
+            case UNIMPLEMENTED -> Status.UNIMPLEMENTED;
         };
     }
 

@@ -48,12 +48,17 @@ public class IdentityService extends IdentityGrpc.IdentityImplBase {
 
     @Override
     public void getPluginCapabilities(GetPluginCapabilitiesRequest request, StreamObserver<GetPluginCapabilitiesResponse> observer) {
-        GrpcErrors.answer("GetPluginCapabilities", observer, () -> GetPluginCapabilitiesResponse.newBuilder()
-                .addCapabilities(service(PluginCapability.Service.Type.CONTROLLER_SERVICE))
-                .addCapabilities(service(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS))
-                .addCapabilities(PluginCapability.newBuilder().setVolumeExpansion(
-                        PluginCapability.VolumeExpansion.newBuilder().setType(PluginCapability.VolumeExpansion.Type.ONLINE)))
-                .build());
+        GrpcErrors.answer("GetPluginCapabilities", observer, () -> {
+            GetPluginCapabilitiesResponse.Builder b = GetPluginCapabilitiesResponse.newBuilder()
+                    .addCapabilities(service(PluginCapability.Service.Type.CONTROLLER_SERVICE))
+                    .addCapabilities(service(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS))
+                    .addCapabilities(PluginCapability.newBuilder().setVolumeExpansion(
+                            PluginCapability.VolumeExpansion.newBuilder().setType(PluginCapability.VolumeExpansion.Type.ONLINE)));
+            if (GroupControllerService.SERVED_IN.equals(config.role())) {
+                b.addCapabilities(service(PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+            }
+            return b.build();
+        });
     }
 
     @Override

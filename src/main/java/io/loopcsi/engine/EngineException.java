@@ -9,7 +9,7 @@ public class EngineException extends RuntimeException {
 
     public enum Kind {
         INVALID_ARGUMENT, NOT_FOUND, ALREADY_EXISTS, OUT_OF_RANGE, RESOURCE_EXHAUSTED,
-        FAILED_PRECONDITION, ABORTED, INTERNAL
+        FAILED_PRECONDITION, ABORTED, INTERNAL, UNIMPLEMENTED
     }
 
     private final Kind kind;
@@ -50,6 +50,10 @@ public class EngineException extends RuntimeException {
 
     public static EngineException precondition(String message) {
         return new EngineException(Kind.FAILED_PRECONDITION, message);
+    }
+
+    public static EngineException unimplemented(String message) {
+        return new EngineException(Kind.UNIMPLEMENTED, message);
     }
 
     public static EngineException internal(String message, Throwable cause) {

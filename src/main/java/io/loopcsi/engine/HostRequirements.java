@@ -30,6 +30,7 @@ public final class HostRequirements {
         m.put("blkid", "util-linux");
         m.put("blockdev", "util-linux");
         m.put("fsfreeze", "util-linux");
+        m.put("fallocate", "util-linux");
         m.put("mkfs.xfs", "xfsprogs");
         m.put("xfs_growfs", "xfsprogs");
         m.put("mkfs.ext4", "e2fsprogs");

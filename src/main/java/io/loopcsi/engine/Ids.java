@@ -16,6 +16,7 @@ public final class Ids {
 
     private static final Pattern VOLUME = Pattern.compile("vol-[0-9a-f]{32}");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-[0-9a-f]{32}");
+    private static final Pattern GROUP = Pattern.compile("group-[0-9a-f]{32}");
 
     private Ids() {
     }
@@ -26,6 +27,27 @@ public final class Ids {
 
     public static String snapshotIdFor(String name) {
         return "snap-" + digest("snapshot\0" + name);
+    }
+
+    public static String groupSnapshotIdFor(String name) {
+        return "group-" + digest("group\0" + name);
+    }
+
+    /** A group snapshot's member: named after the group and the member's volume, so a retried group lands on the same IDs. */
+    public static String memberSnapshotIdFor(String groupName, String volumeId) {
+        return snapshotIdFor(groupName + "\0" + volumeId);
+    }
+
+    public static boolean isGroupSnapshotId(String id) {
+        return id != null && GROUP.matcher(id).matches();
+    }
+
+    public static String requireGroupSnapshotId(String id) {
+        if (!isGroupSnapshotId(id)) {
+            throw EngineException.notFound("group snapshot " + quote(id) + " does not exist: loopcsi group snapshot IDs look like "
+                    + "group-<32 hex digits>");
+        }
+        return id;
     }
 
     public static boolean isVolumeId(String id) {

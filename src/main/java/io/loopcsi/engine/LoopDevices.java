@@ -5,6 +5,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 import org.jboss.logging.Logger;
@@ -47,33 +49,72 @@ public class LoopDevices {
         return Optional.empty();
     }
 
-    /**
-     * Returns the loop device of the backing file, attaching it if it has none. Direct I/O is
-     * asked for (no double caching of the image in the host page cache); where the host
-     * filesystem refuses it the device is attached with buffered I/O. A read-only device is the
-     * only way to make a published block volume read-only: the kernel does not apply a read-only
-     * bind mount to writes through a device node. An existing device is returned as it is.
-     */
+    /** As {@link #findOrAttach(Path, boolean, MutableParameters.DirectIo)} with direct I/O where the host allows it. */
     public String findOrAttach(Path backingFile, boolean readOnly) {
+        return findOrAttach(backingFile, readOnly, MutableParameters.DirectIo.AUTO);
+    }
+
+    /**
+     * Returns the loop device of the backing file, attaching it if it has none. Direct I/O: AUTO
+     * asks for it (no double caching of the image in the host page cache) and falls back to
+     * buffered I/O where the host filesystem refuses it; ON fails there (FAILED_PRECONDITION, the
+     * device detached again); OFF attaches buffered. A read-only device is the only way to make a
+     * published block volume read-only: the kernel does not apply a read-only bind mount to writes
+     * through a device node. An existing device is returned as it is.
+     */
+    public String findOrAttach(Path backingFile, boolean readOnly, MutableParameters.DirectIo dio) {
         Optional<String> existing = find(backingFile);
         if (existing.isPresent()) {
             return existing.get();
         }
         String file = backingFile.toAbsolutePath().normalize().toString();
-        CommandRunner.Result r = readOnly
-                ? runner.exec("losetup", "--find", "--show", "--read-only", "--direct-io=on", file)
-                : runner.exec("losetup", "--find", "--show", "--direct-io=on", file);
+        List<String> cmd = new ArrayList<>(List.of("losetup", "--find", "--show"));
+        if (readOnly) {
+            cmd.add("--read-only");
+        }
+        if (dio == MutableParameters.DirectIo.OFF) {
+            cmd.add(file);
+            return runner.run(cmd.toArray(String[]::new)).strip();
+        }
+        cmd.add("--direct-io=on");
+        cmd.add(file);
+        CommandRunner.Result r = runner.exec(cmd.toArray(String[]::new));
         if (r.ok()) {
             return r.stdout().strip();
         }
         // losetup may have attached the device and only failed to switch on direct I/O.
         existing = find(backingFile);
+        if (dio == MutableParameters.DirectIo.ON) {
+            existing.ifPresent(this::detach);
+            throw EngineException.precondition("directIO=on: the host filesystem under " + file + " refuses direct I/O on a loop device ("
+                    + r.stderr().strip() + "); use directIO=auto or off");
+        }
         if (existing.isPresent()) {
             LOG.infof("direct I/O not available for %s, using buffered I/O on %s", file, existing.get());
             return existing.get();
         }
-        return readOnly ? runner.run("losetup", "--find", "--show", "--read-only", file).strip()
-                : runner.run("losetup", "--find", "--show", file).strip();
+        cmd.remove("--direct-io=on");
+        return runner.run(cmd.toArray(String[]::new)).strip();
+    }
+
+    /**
+     * Switches direct I/O of an attached device (losetup --direct-io=on|off, live). AUTO asks for
+     * it and keeps buffered I/O where the host refuses; ON fails there with FAILED_PRECONDITION.
+     */
+    public void setDirectIo(String device, MutableParameters.DirectIo dio) {
+        boolean want = dio != MutableParameters.DirectIo.OFF;
+        if (directIo(device) == want) {
+            return;
+        }
+        CommandRunner.Result r = runner.exec("losetup", "--direct-io=" + (want ? "on" : "off"), device);
+        if (!r.ok() || directIo(device) != want) {
+            if (dio == MutableParameters.DirectIo.AUTO) {
+                LOG.infof("direct I/O not available on %s, keeping buffered I/O", device);
+                return;
+            }
+            throw EngineException.precondition("directIO=" + dio.name().toLowerCase(java.util.Locale.ROOT) + ": cannot switch " + device
+                    + ": " + (r.ok() ? "the kernel kept dio=" + (want ? 0 : 1) : r.stderr().strip()));
+        }
     }
 
     /** Whether the device refuses writes (attached with --read-only). */

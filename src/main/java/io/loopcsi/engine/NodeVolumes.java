@@ -47,7 +47,7 @@ public class NodeVolumes {
             Path image = pool.volumeImage(volumeId);
             // A block volume staged for a read-only access mode gets a read-only device; a filesystem
             // is protected by its read-only mount instead (and may still need mkfs on first use).
-            String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK);
+            String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK, v.mutable().directIo());
             if (v.mode() == VolumeMode.BLOCK) {
                 return; // a block volume is staged once its loop device exists
             }

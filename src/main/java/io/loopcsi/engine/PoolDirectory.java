@@ -53,16 +53,19 @@ public class PoolDirectory {
     static final String TMP = ".tmp";
     static final String VOLUMES = "volumes";
     static final String SNAPSHOTS = "snapshots";
+    static final String GROUPS = "groups";
     private static final Logger LOG = Logger.getLogger(PoolDirectory.class);
 
     private final PoolLock lock;
     private final Path root;
     private final Path volumes;
     private final Path snapshots;
+    private final Path groups;
     private final ObjectMapper json = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     private final Index<VolumeMeta> volumeIndex;
     private final Index<SnapshotMeta> snapshotIndex;
+    private final Index<GroupSnapshotMeta> groupIndex;
 
     /**
      * Committed metadata of one directory by ID, sorted. Loaded lazily from the files; every
@@ -143,6 +146,8 @@ public class PoolDirectory {
             this.snapshots = PoolModes.createPrivateDir(root.resolve(SNAPSHOTS));
             this.volumeIndex = new Index<>(volumes, VolumeMeta.class, Ids::isVolumeId);
             this.snapshotIndex = new Index<>(snapshots, SnapshotMeta.class, Ids::isSnapshotId);
+            this.groups = PoolModes.createPrivateDir(root.resolve(GROUPS));
+            this.groupIndex = new Index<>(groups, GroupSnapshotMeta.class, Ids::isGroupSnapshotId);
         } catch (IOException e) {
             throw new IllegalStateException("cannot use pool directory " + root + ": " + e.getMessage(), e);
         }
@@ -208,6 +213,28 @@ public class PoolDirectory {
 
     public void deleteSnapshot(String id) {
         deleteCommitted(snapshotIndex, id, snapshots.resolve(Ids.requireSnapshotId(id) + META), snapshotImage(id), () -> { });
+    }
+
+    public Optional<GroupSnapshotMeta> readGroupSnapshot(String id) {
+        return groupIndex.get(Ids.requireGroupSnapshotId(id));
+    }
+
+    public void writeGroupSnapshot(GroupSnapshotMeta meta) {
+        write(groupIndex, groups.resolve(Ids.requireGroupSnapshotId(meta.id()) + META), meta.id(), meta);
+    }
+
+    /** Removes a group's record (its members are snapshots of their own, deleted before). */
+    public void deleteGroupSnapshot(String id) {
+        Path meta = groups.resolve(Ids.requireGroupSnapshotId(id) + META);
+        try {
+            if (Files.deleteIfExists(meta)) {
+                fsyncDir(groups);
+            }
+            groupIndex.remove(id);
+        } catch (IOException e) {
+            groupIndex.invalidate();
+            throw EngineException.internal("cannot delete " + meta + ": " + e.getMessage(), e);
+        }
     }
 
     /** Every committed volume, sorted by ID. */

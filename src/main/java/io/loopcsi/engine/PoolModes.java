@@ -97,12 +97,12 @@ public final class PoolModes {
 
     /**
      * Sets the modes this version creates on a pool made by an earlier one: the directory itself,
-     * its lock file, volumes/ and snapshots/ and every file in them (symbolic links are left as
+     * its lock file, volumes/, snapshots/ and groups/ and every file in them (symbolic links are left as
      * they are, never followed). Returns how many files and directories it changed.
      */
     public static int tighten(Path root) throws IOException {
         int fixed = set(root, true) + set(root.resolve(PoolLock.FILE), false);
-        for (String sub : List.of(PoolDirectory.VOLUMES, PoolDirectory.SNAPSHOTS)) {
+        for (String sub : List.of(PoolDirectory.VOLUMES, PoolDirectory.SNAPSHOTS, PoolDirectory.GROUPS)) {
             Path dir = root.resolve(sub);
             if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
                 continue;

@@ -69,7 +69,7 @@ public class VolumeEngine implements VolumeProvider {
      */
     public List<String> recover() {
         List<String> done = new ArrayList<>();
-        for (Path dir : List.of(pool.root().resolve("volumes"), pool.root().resolve("snapshots"))) {
+        for (Path dir : List.of(pool.root().resolve("volumes"), pool.root().resolve("snapshots"), pool.root().resolve("groups"))) {
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
                 for (Path p : ds) {
                     String f = p.getFileName().toString();
@@ -141,17 +141,23 @@ public class VolumeEngine implements VolumeProvider {
                 } else {
                     PoolDirectory.createSparse(tmp, size);
                 }
+                if (req.mutable().thick()) {
+                    allocate(tmp, size, id);
+                }
                 failPoints.reach("create.image-written");
                 PoolDirectory.rename(tmp, image);
                 failPoints.reach("create.image-renamed");
                 VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, snap.map(SnapshotMeta::id).orElse(null),
-                        srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis());
+                        srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis(), req.mutable().given());
                 pool.writeVolume(meta);
                 LOG.infof("created volume %s (%s, %s%s) for %s", id, Sizes.format(size), req.mode(),
                         fsType.isEmpty() ? "" : " " + fsType, req.name());
                 return meta;
             } catch (IOException e) {
                 throw EngineException.internal("cannot create image for " + id + ": " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                deleteQuietly(PoolDirectory.tempOf(pool.volumeImage(id)));
+                throw e;
             } finally {
                 reserved.remove(id);
             }
@@ -252,6 +258,9 @@ public class VolumeEngine implements VolumeProvider {
             try {
                 Path image = pool.volumeImage(volumeId);
                 PoolDirectory.growSparse(image, size);
+                if (v.mutable().thick()) {
+                    allocate(image, size, volumeId);
+                }
                 failPoints.reach("expand.image-grown");
                 VolumeMeta grown = v.withCapacity(size);
                 pool.writeVolume(grown);
@@ -265,6 +274,202 @@ public class VolumeEngine implements VolumeProvider {
                 reserved.remove(volumeId);
             }
         }
+    }
+
+    @Override
+    public boolean modifiable() {
+        return true;
+    }
+
+    /**
+     * Applies changed mutable parameters, then commits them to the metadata: direct I/O first
+     * (switched live on an attached device; reverted if what follows fails), then thick
+     * allocation. A retry after a crash applies them again (both are idempotent).
+     */
+    @Override
+    public VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
+        Ids.requireVolumeId(volumeId);
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            VolumeMeta v = pool.readVolume(volumeId).orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist"));
+            MutableParameters was = v.mutable();
+            MutableParameters next = was.with(changes);
+            if (next.equals(was)) {
+                return v;
+            }
+            Path image = pool.volumeImage(volumeId);
+            Optional<String> dev = loops.find(image);
+            boolean dioChanged = dev.isPresent() && next.directIo() != was.directIo();
+            if (dioChanged) {
+                loops.setDirectIo(dev.get(), next.directIo());
+            }
+            try {
+                if (next.thick() && !was.thick()) {
+                    allocate(image, v.capacityBytes(), volumeId);
+                }
+                VolumeMeta m = v.withMutable(next);
+                pool.writeVolume(m);
+                LOG.infof("modified volume %s: %s -> %s", volumeId, was.given(), next.given());
+                return m;
+            } catch (RuntimeException e) {
+                if (dioChanged) {
+                    try {
+                        loops.setDirectIo(dev.get(), was.directIo());
+                    } catch (RuntimeException again) {
+                        e.addSuppressed(again);
+                    }
+                }
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * Allocates every block of an image (thick provisioning): refused with RESOURCE_EXHAUSTED when
+     * the host filesystem has less free space than the image's unallocated part, or when
+     * fallocate runs out of space.
+     */
+    private void allocate(Path image, long size, String id) {
+        long unallocated = Math.max(0, size - allocatedBytes(image));
+        long free = hostFreeBytes() - inFlightBytes() + reserved.getOrDefault(id, 0L);
+        if (unallocated > free) {
+            throw EngineException.exhausted("provisioning=thick: " + id + " needs " + Sizes.format(unallocated) + " more on the host "
+                    + "filesystem under " + pool.root() + ", which has " + Sizes.format(Math.max(0, free)) + " free");
+        }
+        CommandRunner.Result r = runner.exec("fallocate", "--length", Long.toString(size), image.toString());
+        if (!r.ok()) {
+            String why = r.stderr().strip();
+            if (why.contains("No space")) {
+                throw EngineException.exhausted("provisioning=thick: the host filesystem under " + pool.root() + " cannot hold " + id
+                        + " (" + Sizes.format(size) + "): " + why);
+            }
+            throw EngineException.internal("provisioning=thick: fallocate " + image + ": " + why, null);
+        }
+    }
+
+    /** Bytes of the file's blocks on disk (du). */
+    private long allocatedBytes(Path file) {
+        String[] f = runner.run("stat", "--format=%b %B", file.toString()).trim().split(" ");
+        return Long.parseLong(f[0]) * Long.parseLong(f[1]);
+    }
+
+    private static void deleteQuietly(Path p) {
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            LOG.warnf("cannot remove %s: %s (removed at the next start)", p, e.getMessage());
+        }
+    }
+
+    // ---- group snapshots --------------------------------------------------------------------
+
+    @Override
+    public boolean groupSnapshots() {
+        return true;
+    }
+
+    /**
+     * Snapshots several volumes at one instant: every mounted member is frozen (fsfreeze) before
+     * the first copy and thawed after the last (thawed whatever failed), so the members are as a
+     * crash would have left them, together. Members not mounted have their device buffers flushed.
+     * Member snapshots are committed first, the group record last: a retry after an interruption
+     * removes members committed without their group and takes them again.
+     */
+    @Override
+    public GroupSnapshotMeta createGroupSnapshot(String name, List<String> sourceVolumeIds) {
+        String id = Ids.groupSnapshotIdFor(name);
+        List<String> sources = sourceVolumeIds.stream().distinct().sorted().toList();
+        sources.forEach(s -> {
+            if (!Ids.isVolumeId(s)) {
+                throw EngineException.notFound("source volume " + Ids.quote(s) + " does not exist");
+            }
+        });
+        try (VolumeLocks.Held h = locks.acquireWaiting(id, SAME_NAME_WAIT_MILLIS)) {
+            Optional<GroupSnapshotMeta> existing = pool.readGroupSnapshot(id);
+            if (existing.isPresent()) {
+                if (!existing.get().sourceVolumeIds().equals(sources)) {
+                    throw EngineException.alreadyExists("group snapshot " + Ids.quote(name) + " already exists as " + id + " of volumes "
+                            + existing.get().sourceVolumeIds() + ", not of " + sources);
+                }
+                return existing.get();
+            }
+            List<VolumeLocks.Held> held = new ArrayList<>();
+            try {
+                for (String s : sources) {
+                    held.add(locks.tryAcquire(s));
+                }
+                return takeGroup(id, name, sources);
+            } finally {
+                for (int i = held.size() - 1; i >= 0; i--) {
+                    held.get(i).close();
+                }
+            }
+        }
+    }
+
+    private GroupSnapshotMeta takeGroup(String id, String name, List<String> sources) {
+        List<VolumeMeta> vols = new ArrayList<>();
+        long total = 0;
+        for (String s : sources) {
+            VolumeMeta v = pool.readVolume(s).orElseThrow(() -> EngineException.notFound("source volume " + s + " does not exist"));
+            vols.add(v);
+            total += v.capacityBytes();
+        }
+        List<String> members = sources.stream().map(s -> Ids.memberSnapshotIdFor(name, s)).toList();
+        members.forEach(pool::deleteSnapshot); // what an interrupted attempt committed without its group
+        reserve(id, total);
+        List<Path> tmps = members.stream().map(m -> PoolDirectory.tempOf(pool.snapshotImage(m))).toList();
+        try {
+            List<Path> images = sources.stream().map(pool::volumeImage).toList();
+            quiescedTogether(images, () -> {
+                for (int i = 0; i < images.size(); i++) {
+                    copyImage(images.get(i), tmps.get(i), vols.get(i).capacityBytes());
+                }
+            });
+            long now = System.currentTimeMillis();
+            for (int i = 0; i < members.size(); i++) {
+                VolumeMeta v = vols.get(i);
+                PoolDirectory.rename(tmps.get(i), pool.snapshotImage(members.get(i)));
+                pool.writeSnapshot(new SnapshotMeta(members.get(i), name + "/" + v.id(), v.id(), v.capacityBytes(), v.mode(), v.fsType(),
+                        now, id));
+            }
+            failPoints.reach("group.members-written");
+            GroupSnapshotMeta g = new GroupSnapshotMeta(id, name, sources, members, now);
+            pool.writeGroupSnapshot(g);
+            LOG.infof("created group snapshot %s of %s (%s)", id, sources, Sizes.format(total));
+            return g;
+        } catch (IOException e) {
+            throw EngineException.internal("cannot snapshot group " + Ids.quote(name) + ": " + e.getMessage(), e);
+        } finally {
+            reserved.remove(id);
+            tmps.forEach(VolumeEngine::deleteQuietly);
+        }
+    }
+
+    @Override
+    public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+        if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
+            return; // cannot exist
+        }
+        try (VolumeLocks.Held h = locks.tryAcquire(groupSnapshotId)) {
+            Optional<GroupSnapshotMeta> g = pool.readGroupSnapshot(groupSnapshotId);
+            if (g.isEmpty()) {
+                return;
+            }
+            if (!new java.util.TreeSet<>(snapshotIds).equals(new java.util.TreeSet<>(g.get().snapshotIds()))) {
+                throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId
+                        + ": " + g.get().snapshotIds());
+            }
+            for (String m : g.get().snapshotIds()) {
+                deleteSnapshot(m);
+            }
+            pool.deleteGroupSnapshot(groupSnapshotId);
+            LOG.infof("deleted group snapshot %s", groupSnapshotId);
+        }
+    }
+
+    @Override
+    public Optional<GroupSnapshotMeta> groupSnapshot(String groupSnapshotId) {
+        return Ids.isGroupSnapshotId(groupSnapshotId) ? pool.readGroupSnapshot(groupSnapshotId) : Optional.empty();
     }
 
     // ---- snapshots --------------------------------------------------------------------------
@@ -451,6 +656,45 @@ public class VolumeEngine implements VolumeProvider {
             copy.run();
         } finally {
             runner.run("fsfreeze", "--unfreeze", mp);
+        }
+    }
+
+    /**
+     * Runs copies of several images at one instant: every mounted filesystem among them frozen
+     * before the first copy, every one thawed after the last, whatever failed (a frozen
+     * filesystem blocks its writers until it is thawed); attached unmounted devices are flushed.
+     */
+    private void quiescedTogether(List<Path> images, IoAction copy) throws IOException {
+        List<String> frozen = new ArrayList<>();
+        MountTable mounts = MountTable.read();
+        try {
+            for (Path image : images) {
+                Optional<String> dev = loops.find(image);
+                if (dev.isEmpty()) {
+                    continue;
+                }
+                Optional<MountTable.Entry> mounted = mounts.ofDevice(Mounter.majorMinor(Path.of(dev.get()))).stream().findFirst();
+                if (mounted.isEmpty()) {
+                    runner.run("blockdev", "--flushbufs", dev.get());
+                } else {
+                    runner.run("fsfreeze", "--freeze", mounted.get().mountPoint());
+                    frozen.add(mounted.get().mountPoint());
+                }
+            }
+            copy.run();
+        } finally {
+            RuntimeException thawFailed = null;
+            for (int i = frozen.size() - 1; i >= 0; i--) {
+                try {
+                    runner.run("fsfreeze", "--unfreeze", frozen.get(i));
+                } catch (RuntimeException e) {
+                    LOG.errorf("cannot thaw %s: %s", frozen.get(i), e.getMessage());
+                    thawFailed = e;
+                }
+            }
+            if (thawFailed != null) {
+                throw thawFailed;
+            }
         }
     }
 

@@ -70,4 +70,43 @@ public interface VolumeProvider {
     default PoolCapacity capacity(String node) {
         return node == null || node.equals(nodeId()) ? capacity() : new PoolCapacity(0, 0, 0, 0, 0);
     }
+
+    /** Whether {@link #modifyVolume} works here (the MODIFY_VOLUME capability). */
+    default boolean modifiable() {
+        return false;
+    }
+
+    /**
+     * Applies mutable parameters (already checked) on top of the volume's; idempotent. A provider
+     * that cannot: UNIMPLEMENTED.
+     */
+    default VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
+        throw EngineException.unimplemented("ControllerModifyVolume is served by the standalone role only: the controller role does not "
+                + "hand mutable parameters to nodes yet (MODIFY_VOLUME is not advertised here)");
+    }
+
+    /** Whether group snapshots work here (the GroupController's CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT). */
+    default boolean groupSnapshots() {
+        return false;
+    }
+
+    /** One crash-consistent snapshot of every source volume; idempotent by name. */
+    default GroupSnapshotMeta createGroupSnapshot(String name, List<String> sourceVolumeIds) {
+        throw groupsUnimplemented();
+    }
+
+    /** Deletes the group and its member snapshots; a group that does not exist is deleted. */
+    default void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+        throw groupsUnimplemented();
+    }
+
+    default Optional<GroupSnapshotMeta> groupSnapshot(String groupSnapshotId) {
+        throw groupsUnimplemented();
+    }
+
+    private static EngineException groupsUnimplemented() {
+        return EngineException.unimplemented("volume group snapshots are served by the standalone role only: in the controller role "
+                + "the members of a group may live on several nodes and cannot be frozen together "
+                + "(CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT is not advertised here)");
+    }
 }

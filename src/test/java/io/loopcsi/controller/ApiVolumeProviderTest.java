@@ -35,6 +35,7 @@ import io.grpc.StatusRuntimeException;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMeta;
@@ -292,6 +293,19 @@ class ApiVolumeProviderTest {
 
     LoopVolume awaitObject(String name) {
         return await(() -> client.resources(LoopVolume.class).withName(name).get());
+    }
+
+    @Test
+    void modifyAndGroupSnapshotsAreRefusedWithTheReasonAndNotAdvertised() {
+        assertFalse(provider.modifiable(), "MODIFY_VOLUME is not advertised in the controller role");
+        assertFalse(provider.groupSnapshots(), "the GroupController capability is not advertised in the controller role");
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.modifyVolume(
+                Ids.volumeIdFor("pvc-m"), MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick")))));
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("standalone role only"), e.getStatus().getDescription());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g", List.of(Ids.volumeIdFor("a")))));
+        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
+        assertEquals(List.of(), client.resources(LoopVolume.class).list().getItems(), "nothing was written");
     }
 
     static CreateRequest xfs(String name, long bytes) {

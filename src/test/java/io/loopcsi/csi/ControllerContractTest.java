@@ -168,7 +168,8 @@ class ControllerContractTest extends CsiTestBase {
         List<Type> caps = csi.controller.controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance())
                 .getCapabilitiesList().stream().map(c -> c.getRpc().getType()).toList();
         assertTrue(caps.containsAll(List.of(Type.CREATE_DELETE_VOLUME, Type.LIST_VOLUMES, Type.GET_CAPACITY, Type.EXPAND_VOLUME,
-                Type.CREATE_DELETE_SNAPSHOT, Type.LIST_SNAPSHOTS, Type.CLONE_VOLUME, Type.GET_VOLUME, Type.VOLUME_CONDITION)), caps.toString());
+                Type.CREATE_DELETE_SNAPSHOT, Type.LIST_SNAPSHOTS, Type.CLONE_VOLUME, Type.GET_VOLUME, Type.VOLUME_CONDITION, Type.MODIFY_VOLUME)),
+                caps.toString());
         assertFalse(caps.contains(Type.PUBLISH_UNPUBLISH_VOLUME));
     }
 

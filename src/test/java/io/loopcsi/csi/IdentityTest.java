@@ -3,11 +3,15 @@ package io.loopcsi.csi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import csi.v1.GetPluginCapabilitiesRequest;
 import csi.v1.GetPluginInfoRequest;
 import csi.v1.GetPluginInfoResponse;
+import csi.v1.GroupControllerGetCapabilitiesRequest;
+import csi.v1.GroupControllerServiceCapability;
 import csi.v1.PluginCapability;
 import csi.v1.ProbeRequest;
 import io.loopcsi.testing.StandaloneDriverResource;
@@ -36,5 +40,10 @@ class IdentityTest extends CsiTestBase {
         assertTrue(caps.stream().anyMatch(c -> c.getService().getType() == PluginCapability.Service.Type.CONTROLLER_SERVICE));
         assertTrue(caps.stream().anyMatch(c -> c.getService().getType() == PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS));
         assertTrue(caps.stream().anyMatch(c -> c.getVolumeExpansion().getType() == PluginCapability.VolumeExpansion.Type.ONLINE));
+        // standalone serves the GroupController, and says so there too
+        assertTrue(caps.stream().anyMatch(c -> c.getService().getType() == PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+        assertEquals(List.of(GroupControllerServiceCapability.RPC.Type.CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT),
+                csi.group.groupControllerGetCapabilities(GroupControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList()
+                        .stream().map(c -> c.getRpc().getType()).toList());
     }
 }

@@ -22,7 +22,11 @@ import csi.v1.ControllerModifyVolumeRequest;
 import csi.v1.ControllerPublishVolumeRequest;
 import csi.v1.ControllerUnpublishVolumeRequest;
 import csi.v1.CreateSnapshotRequest;
+import csi.v1.CreateVolumeGroupSnapshotRequest;
 import csi.v1.CreateVolumeRequest;
+import csi.v1.DeleteVolumeGroupSnapshotRequest;
+import csi.v1.GetVolumeGroupSnapshotRequest;
+import csi.v1.GroupControllerGetCapabilitiesRequest;
 import csi.v1.DeleteSnapshotRequest;
 import csi.v1.DeleteVolumeRequest;
 import csi.v1.GetCapacityRequest;
@@ -46,6 +50,8 @@ import csi.v1.VolumeCapability.AccessMode.Mode;
 import csi.v1.VolumeContentSource;
 import io.grpc.Status.Code;
 import io.grpc.StatusRuntimeException;
+import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.testing.StandaloneDriverResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -135,8 +141,14 @@ class RequestErrorTableTest extends CsiTestBase {
         rows.add(new Row("CreateVolumeRequest.accessibility_requirements", "requisite excludes this node", Code.RESOURCE_EXHAUSTED,
                 () -> csi.controller.createVolume(Csi.create("table-topo", Csi.block(), MIB).toBuilder()
                         .setAccessibilityRequirements(TopologyRequirement.newBuilder().addRequisite(CsiTypes.topology("other-node"))).build())));
-        rows.add(new Row("CreateVolumeRequest.mutable_params", "no MODIFY_VOLUME: any key", Code.INVALID_ARGUMENT,
+        rows.add(new Row("CreateVolumeRequest.mutable_params", "unknown key", Code.INVALID_ARGUMENT,
                 () -> csi.controller.createVolume(Csi.create("table-mut", Csi.block(), MIB).toBuilder().putMutableParams("XXX_FakeKey", "v").build())));
+        rows.add(new Row("CreateVolumeRequest.mutable_params", "unknown value", Code.INVALID_ARGUMENT,
+                () -> csi.controller.createVolume(Csi.create("table-mut", Csi.block(), MIB).toBuilder()
+                        .putMutableParams(MutableParameters.PROVISIONING, "thicker").build())));
+        rows.add(new Row("CreateVolumeRequest.mutable_params", "provisioning=thick, directIO=off", Code.OK,
+                () -> csi.controller.createVolume(Csi.create("table-mut", Csi.block(), MIB).toBuilder()
+                        .putMutableParams(MutableParameters.PROVISIONING, "thick").putMutableParams(MutableParameters.DIRECT_IO, "off").build())));
         rows.add(new Row("CreateVolumeRequest.name", "same name, other size", Code.ALREADY_EXISTS,
                 () -> csi.controller.createVolume(Csi.create("table-blk", Csi.block(), 16 * MIB))));
 
@@ -182,7 +194,7 @@ class RequestErrorTableTest extends CsiTestBase {
         rows.add(new Row("ValidateVolumeCapabilitiesRequest.secrets", "ignored", Code.OK,
                 () -> csi.controller.validateVolumeCapabilities(ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId(xfs)
                         .addVolumeCapabilities(Csi.mount("xfs")).putSecrets("s", "v").build())));
-        rows.add(new Row("ValidateVolumeCapabilitiesRequest.mutable_params", "no MODIFY_VOLUME: not confirmed", Code.OK,
+        rows.add(new Row("ValidateVolumeCapabilitiesRequest.mutable_params", "unknown key: not confirmed", Code.OK,
                 () -> notConfirmed(ValidateVolumeCapabilitiesRequest.newBuilder().setVolumeId(xfs).addVolumeCapabilities(Csi.mount("xfs"))
                         .putMutableParams("XXX_FakeKey", "v").build())));
 
@@ -203,10 +215,77 @@ class RequestErrorTableTest extends CsiTestBase {
                 () -> zeroCapacity(GetCapacityRequest.newBuilder().setAccessibleTopology(CsiTypes.topology("other-node")).build())));
         rows.add(new Row("ControllerGetCapabilitiesRequest", "empty", Code.OK,
                 () -> csi.controller.controllerGetCapabilities(ControllerGetCapabilitiesRequest.getDefaultInstance())));
-        for (String f : List.of("volume_id", "secrets", "mutable_parameters")) {
-            rows.add(new Row("ControllerModifyVolumeRequest." + f, "no MODIFY_VOLUME capability", Code.UNIMPLEMENTED,
-                    () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(xfs).build())));
-        }
+        rows.add(new Row("ControllerModifyVolumeRequest.volume_id", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder()
+                        .putMutableParameters(MutableParameters.PROVISIONING, "thin").build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.volume_id", "sanity: not found", Code.NOT_FOUND,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(FAKE_VOL)
+                        .putMutableParameters(MutableParameters.PROVISIONING, "thin").build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.volume_id", "well formed, not found", Code.NOT_FOUND,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL)
+                        .putMutableParameters(MutableParameters.PROVISIONING, "thin").build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(blk).build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "unknown key, whatever the volume", Code.INVALID_ARGUMENT,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL)
+                        .putMutableParameters("iops", "3000").build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "unknown value", Code.INVALID_ARGUMENT,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(blk)
+                        .putMutableParameters(MutableParameters.DIRECT_IO, "sometimes").build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "over 4 KiB", Code.INVALID_ARGUMENT,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(blk)
+                        .putMutableParameters(MutableParameters.PROVISIONING, "x".repeat(5000)).build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.secrets", "ignored; the value it has already", Code.OK,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(blk)
+                        .putMutableParameters(MutableParameters.PROVISIONING, "thin").putSecrets("k", "v").build())));
+
+        // ---- GroupController
+        String group = Ids.groupSnapshotIdFor("table-group");
+        rows.add(new Row("GroupControllerGetCapabilitiesRequest", "empty", Code.OK,
+                () -> csi.group.groupControllerGetCapabilities(GroupControllerGetCapabilitiesRequest.getDefaultInstance())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.name", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().addSourceVolumeIds(blk).build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.source_volume_ids", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group").build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.source_volume_ids", "listed twice", Code.INVALID_ARGUMENT,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
+                        .addSourceVolumeIds(blk).addSourceVolumeIds(blk).build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.source_volume_ids", "sanity-style: not found", Code.NOT_FOUND,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
+                        .addSourceVolumeIds(blk).addSourceVolumeIds(FAKE_VOL).build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.parameters", "over 4 KiB", Code.INVALID_ARGUMENT,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
+                        .addSourceVolumeIds(blk).putParameters("k", "x".repeat(5000)).build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.secrets", "ignored", Code.OK,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
+                        .addSourceVolumeIds(blk).putSecrets("k", "v").putParameters("k", "v").build())));
+        rows.add(new Row("CreateVolumeGroupSnapshotRequest.name", "same name, other volumes", Code.ALREADY_EXISTS,
+                () -> csi.group.createVolumeGroupSnapshot(CreateVolumeGroupSnapshotRequest.newBuilder().setName("table-group")
+                        .addSourceVolumeIds(blk).addSourceVolumeIds(xfs).build())));
+        String member = Ids.memberSnapshotIdFor("table-group", blk);
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds(member).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "not the group's members", Code.INVALID_ARGUMENT,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
+                        .addSnapshotIds(member).addSnapshotIds(Ids.snapshotIdFor("table-snap")).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "not found", Code.NOT_FOUND,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL)
+                        .addSnapshotIds(member).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.secrets", "ignored", Code.OK,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
+                        .addSnapshotIds(member).putSecrets("k", "v").build())));
+        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds("s").build())));
+        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,
+                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group).build())));
+        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "not the group's members", Code.INVALID_ARGUMENT,
+                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
+                        .addSnapshotIds(Ids.snapshotIdFor("table-snap")).build())));
+        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.secrets", "unknown group: deleted", Code.OK,
+                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL)
+                        .addSnapshotIds("s").putSecrets("k", "v").build())));
 
         // ---- Snapshots
         rows.add(new Row("CreateSnapshotRequest.name", "sanity: missing", Code.INVALID_ARGUMENT,

@@ -103,8 +103,8 @@ class SecurityIT {
         assertEquals(0, Unprivileged.read(image).exit(), "the old modes let anyone read a volume");
 
         try (DriverProcess driver = DriverProcess.start(dir, socket, pool, null)) {
-            // root, lock file, volumes/, snapshots/, image + metadata of the volume and of the snapshot
-            assertTrue(driver.log().contains("pool " + pool + ": made 8 files and directories private"), driver.log());
+            // root, lock file, volumes/, snapshots/, groups/, image + metadata of the volume and of the snapshot
+            assertTrue(driver.log().contains("pool " + pool + ": made 9 files and directories private"), driver.log());
             assertSocketIsTheOwnersOnly();
             assertPoolIsTheOwnersOnly(1, 1);
         }
@@ -139,8 +139,8 @@ class SecurityIT {
     /** Every file 0600, every directory 0700, and nobody reads any of them, even with the directories opened to them. */
     private void assertPoolIsTheOwnersOnly(int volumes, int snapshots) throws IOException {
         Map<String, String> modes = modes(pool);
-        assertEquals(4 + 2 * volumes + 2 * snapshots, modes.size(), modes.toString());
-        List<Path> dirs = List.of(pool, pool.resolve("volumes"), pool.resolve("snapshots"));
+        assertEquals(5 + 2 * volumes + 2 * snapshots, modes.size(), modes.toString()); // root, lock, volumes/, snapshots/, groups/
+        List<Path> dirs = List.of(pool, pool.resolve("volumes"), pool.resolve("snapshots"), pool.resolve("groups"));
         for (Map.Entry<String, String> e : modes.entrySet()) {
             Path p = pool.resolve(e.getKey().substring(1));
             assertEquals(dirs.contains(p) ? "rwx------" : "rw-------", e.getValue(), e.getKey());

@@ -42,9 +42,11 @@ class PoolPrivacyTest extends KernelTestDirs {
         rig.engine.createVolume(new CreateRequest("priv-restore", 8 * MIB, 0, VolumeMode.BLOCK, "", s.id(), null, Map.of()));
         rig.engine.createVolume(new CreateRequest("priv-clone", 16 * MIB, 0, VolumeMode.BLOCK, "", null, v.id(), Map.of()));
         rig.engine.expandVolume(v.id(), 32 * MIB, 0);
+        rig.engine.createGroupSnapshot("priv-group", List.of(v.id()));
 
         Map<String, String> modes = modes(rig.pool.root());
-        assertEquals(4 + 3 * 2 + 2, modes.size(), modes.toString()); // root, lock, 2 dirs; image + metadata of 3 volumes, 1 snapshot
+        // root, lock, 3 dirs; image + metadata of 3 volumes, 2 snapshots (one a group member); the group's record
+        assertEquals(5 + 3 * 2 + 2 * 2 + 1, modes.size(), modes.toString());
         modes.forEach((path, mode) -> {
             boolean directory = Files.isDirectory(rig.pool.root().resolve(path.substring(1)));
             assertEquals(directory ? "rwx------" : "rw-------", mode, path);
@@ -68,8 +70,8 @@ class PoolPrivacyTest extends KernelTestDirs {
                 Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
             }
         }
-        // root, lock file, volumes/, snapshots/, 2 + 1 volume files, 2 snapshot files
-        assertEquals(9, PoolModes.tighten(root));
+        // root, lock file, volumes/, snapshots/, groups/, 2 + 1 volume files, 2 snapshot files
+        assertEquals(10, PoolModes.tighten(root));
         assertEquals(0, PoolModes.tighten(root), "nothing left to fix");
         Map<String, String> modes = modes(root);
         modes.forEach((path, mode) -> {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import csi.v1.ControllerGrpc;
+import csi.v1.GroupControllerGrpc;
 import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.grpc.ManagedChannel;
@@ -31,6 +32,10 @@ final class Connection implements AutoCloseable {
 
     ControllerGrpc.ControllerBlockingStub controller() {
         return ControllerGrpc.newBlockingStub(channel()).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    GroupControllerGrpc.GroupControllerBlockingStub group() {
+        return GroupControllerGrpc.newBlockingStub(channel()).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     NodeGrpc.NodeBlockingStub node() {

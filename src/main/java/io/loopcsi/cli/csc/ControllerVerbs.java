@@ -3,6 +3,7 @@ package io.loopcsi.cli.csc;
 import static io.loopcsi.cli.csc.Flag.CAP;
 import static io.loopcsi.cli.csc.Flag.LIM_BYTES;
 import static io.loopcsi.cli.csc.Flag.MAX_ENTRIES;
+import static io.loopcsi.cli.csc.Flag.MUTABLE_PARAMS;
 import static io.loopcsi.cli.csc.Flag.PAGING;
 import static io.loopcsi.cli.csc.Flag.PARAMS;
 import static io.loopcsi.cli.csc.Flag.REQ_BYTES;
@@ -20,6 +21,8 @@ import csi.v1.ControllerGetCapabilitiesRequest;
 import csi.v1.ControllerGetCapabilitiesResponse;
 import csi.v1.ControllerGetVolumeRequest;
 import csi.v1.ControllerGetVolumeResponse;
+import csi.v1.ControllerModifyVolumeRequest;
+import csi.v1.ControllerModifyVolumeResponse;
 import csi.v1.ControllerServiceCapability;
 import csi.v1.CreateSnapshotRequest;
 import csi.v1.CreateSnapshotResponse;
@@ -53,7 +56,7 @@ final class ControllerVerbs {
     static List<Verb> all() {
         return List.of(
                 Verb.of(S, "create-volume", List.of("n", "c", "new", "create"), "CreateVolume", "NAME...", 1, -1,
-                        List.of(CAP, REQ_BYTES, LIM_BYTES, PARAMS, SOURCE_VOLUME, SOURCE_SNAPSHOT), ControllerVerbs::createVolume),
+                        List.of(CAP, REQ_BYTES, LIM_BYTES, PARAMS, MUTABLE_PARAMS, SOURCE_VOLUME, SOURCE_SNAPSHOT), ControllerVerbs::createVolume),
                 Verb.of(S, "delete-volume", List.of("d", "rm", "del", "delete"), "DeleteVolume", "VOLUME_ID...", 1, -1,
                         List.of(), ControllerVerbs::deleteVolume),
                 Verb.of(S, "list-volumes", List.of("ls", "list", "volumes"), "ListVolumes", "", 0, 0,
@@ -73,12 +76,15 @@ final class ControllerVerbs {
                 Verb.of(S, "list-snapshots", List.of("sl", "snap-list", "snapshots"), "ListSnapshots", "", 0, 0,
                         List.of(MAX_ENTRIES, STARTING_TOKEN, PAGING, SOURCE_VOLUME, SNAPSHOT_ID), ControllerVerbs::listSnapshots),
                 Verb.of(S, "get-volume", List.of("gv"), "ControllerGetVolume", "VOLUME_ID...", 1, -1, List.of(),
-                        ControllerVerbs::getVolume));
+                        ControllerVerbs::getVolume),
+                Verb.of(S, "modify-volume", List.of("modify"), "ControllerModifyVolume", "VOLUME_ID...", 1, -1, List.of(MUTABLE_PARAMS),
+                        ControllerVerbs::modifyVolume));
     }
 
     private static void createVolume(Verb.Call c) throws UsageException {
         Options o = c.opt();
-        CreateVolumeRequest.Builder req = CreateVolumeRequest.newBuilder().addAllVolumeCapabilities(o.caps).putAllParameters(o.params);
+        CreateVolumeRequest.Builder req = CreateVolumeRequest.newBuilder().addAllVolumeCapabilities(o.caps).putAllParameters(o.params)
+                .putAllMutableParams(o.mutableParams);
         o.capacityRange.ifPresent(req::setCapacityRange);
         if (!o.sourceVolume.isEmpty() && !o.sourceSnapshot.isEmpty()) {
             throw new UsageException("--source-volume and --source-snapshot exclude each other: a volume has one content source");
@@ -93,6 +99,19 @@ final class ControllerVerbs {
         for (String name : c.args()) {
             CreateVolumeResponse r = c.csi().controller().createVolume(req.setName(name).build());
             c.out().emit(r, () -> Lines.volume(r.getVolume()));
+        }
+    }
+
+    /** The volume ID per volume modified. */
+    private static void modifyVolume(Verb.Call c) throws UsageException {
+        Options o = c.opt();
+        if (o.mutableParams.isEmpty()) {
+            throw new UsageException("'controller modify-volume' needs --mutable-params K=V (provisioning=thin|thick, directIO=auto|on|off)");
+        }
+        for (String id : c.args()) {
+            ControllerModifyVolumeResponse r = c.csi().controller().controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder()
+                    .setVolumeId(id).putAllMutableParameters(o.mutableParams).build());
+            c.out().emit(r, () -> id + "\n");
         }
     }
 

@@ -10,6 +10,7 @@ import csi.v1.ControllerGetVolumeResponse;
 import csi.v1.GetPluginInfoResponse;
 import csi.v1.NodeGetInfoResponse;
 import csi.v1.Snapshot;
+import csi.v1.VolumeGroupSnapshot;
 import csi.v1.Volume;
 import csi.v1.VolumeCondition;
 import csi.v1.VolumeUsage;
@@ -43,6 +44,14 @@ final class Lines {
     static String snapshot(Snapshot s) {
         return quote(s.getSnapshotId()) + "\t" + s.getSizeBytes() + "\t" + s.getSourceVolumeId() + "\t"
                 + time(s.getCreationTime()) + "\t" + s.getReadyToUse() + "\n";
+    }
+
+    /** The group's line ({@code "<id>"<TAB><creation_time><TAB><ready_to_use>}), then a snapshot line per member. */
+    static String groupSnapshot(VolumeGroupSnapshot g) {
+        StringBuilder b = new StringBuilder(quote(g.getGroupSnapshotId())).append('\t').append(time(g.getCreationTime())).append('\t')
+                .append(g.getReadyToUse()).append('\n');
+        g.getSnapshotsList().forEach(s -> b.append(snapshot(s)));
+        return b.toString();
     }
 
     /** {@code token="<next_token>"} after a page that has more. */

@@ -25,6 +25,9 @@ final class Options {
     final List<VolumeCapability> caps;
     final Optional<CapacityRange> capacityRange;
     final Map<String, String> params;
+    final Map<String, String> mutableParams;
+    final List<String> sourceVolumes;
+    final List<String> snapshotIds;
     final Map<String, String> volumeContext;
     final Map<String, String> publishContext;
     final String stagingTargetPath;
@@ -48,6 +51,9 @@ final class Options {
         caps = List.copyOf(c);
         capacityRange = capacityRange(line);
         params = Values.keyValues(Flag.PARAMS, line.all(Flag.PARAMS));
+        mutableParams = Values.keyValues(Flag.MUTABLE_PARAMS, line.all(Flag.MUTABLE_PARAMS));
+        sourceVolumes = List.copyOf(line.all(Flag.SOURCE_VOLUME));
+        snapshotIds = List.copyOf(line.all(Flag.SNAPSHOT_ID));
         volumeContext = Values.keyValues(Flag.VOL_CONTEXT, line.all(Flag.VOL_CONTEXT));
         publishContext = Values.keyValues(Flag.PUB_CONTEXT, line.all(Flag.PUB_CONTEXT));
         stagingTargetPath = text(line, Flag.STAGING_TARGET_PATH);

@@ -6,7 +6,7 @@ import java.util.List;
 /** All verbs by service, lookup by name or alias, and the usage texts generated from them. */
 final class Verbs {
 
-    static final List<String> SERVICES = List.of("identity", "controller", "node");
+    static final List<String> SERVICES = List.of("identity", "controller", "group", "node");
 
     private static final List<Verb> ALL = all();
 
@@ -16,6 +16,7 @@ final class Verbs {
     private static List<Verb> all() {
         List<Verb> verbs = new ArrayList<>(IdentityVerbs.all());
         verbs.addAll(ControllerVerbs.all());
+        verbs.addAll(GroupVerbs.all());
         verbs.addAll(NodeVerbs.all());
         return List.copyOf(verbs);
     }

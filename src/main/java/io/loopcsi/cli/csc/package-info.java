@@ -7,7 +7,7 @@
  * {@code CommandLine} splits words into positionals and {@code Flag}s, {@code Options} parses
  * every flag value before anything is sent ({@code CapabilityParser} for {@code --cap},
  * {@code Values} for the rest), {@code Verbs} finds the {@code Verb} (declared in
- * {@code IdentityVerbs}, {@code ControllerVerbs}, {@code NodeVerbs}), which builds requests, calls
+ * {@code IdentityVerbs}, {@code ControllerVerbs}, {@code GroupVerbs}, {@code NodeVerbs}), which builds requests, calls
  * the driver through {@code Connection} and prints through {@code Output} in {@code Lines}' formats.
  *
  * <h2>Output (text; {@code --format json} prints each response as one line of protobuf JSON)</h2>
@@ -30,9 +30,12 @@
  * <li>controller create-snapshot, list-snapshots:
  * {@code "SNAPSHOT_ID"<TAB>SIZE<TAB>SOURCE_VOLUME_ID<TAB>CREATION_TIME<TAB>READY} (time in
  * RFC 3339, UTC), {@code token="NEXT"} as for volumes</li>
- * <li>controller get-capabilities, node get-capabilities: one RPC capability name per line</li>
- * <li>delete-volume, delete-snapshot, node stage, unstage, publish, unpublish: the ID, once its call
- * succeeded</li>
+ * <li>controller get-capabilities, group get-capabilities, node get-capabilities: one RPC capability
+ * name per line</li>
+ * <li>group create-snapshot, get-snapshot: {@code "GROUP_SNAPSHOT_ID"<TAB>CREATION_TIME<TAB>READY},
+ * then one snapshot line per member (as for create-snapshot)</li>
+ * <li>delete-volume, delete-snapshot, modify-volume, group delete-snapshot, node stage, unstage,
+ * publish, unpublish: the ID, once its call succeeded</li>
  * <li>node get-info: {@code NODE_ID<TAB>MAX_VOLUMES[<TAB>"segment"="value"...]} (topology)</li>
  * <li>node stats: {@code VOLUME_ID<TAB>VOLUME_PATH<TAB>AVAILABLE<TAB>TOTAL<TAB>USED<TAB>UNIT}, one
  * line per usage entry</li>

@@ -113,7 +113,7 @@ class CscAgainstDriverTest {
     void identityVerbs() {
         assertEquals("\"loopcsi.io\"\t\"0.1.0\"\n", ok("identity", "plugin-info").out());
         assertEquals("\"loopcsi.io\"\t\"0.1.0\"\n", ok("identity", "info").out());
-        assertEquals("CONTROLLER_SERVICE\nVOLUME_ACCESSIBILITY_CONSTRAINTS\nONLINE\n", ok("identity", "plugin-capabilities").out());
+        assertEquals("CONTROLLER_SERVICE\nVOLUME_ACCESSIBILITY_CONSTRAINTS\nONLINE\nGROUP_CONTROLLER_SERVICE\n", ok("identity", "plugin-capabilities").out());
         assertEquals("true\n", ok("identity", "probe").out());
     }
 
@@ -179,6 +179,48 @@ class CscAgainstDriverTest {
         assertEquals(snapshot + "\n", ok("controller", "delete-snapshot", snapshot).out());
         assertEquals(id + "\n" + clone + "\n", ok("controller", "rm", id, clone).out());
         assertFails(5, "NOT_FOUND", id, csc("controller", "get-volume", id));
+    }
+
+    /** What du counts for a file: its blocks on disk. */
+    static long allocatedBytes(Path file) throws Exception {
+        Process p = new ProcessBuilder("stat", "--format=%b %B", file.toString()).redirectErrorStream(true).start();
+        String[] f = new String(p.getInputStream().readAllBytes()).strip().split(" ");
+        assertEquals(0, p.waitFor(), String.join(" ", f));
+        return Long.parseLong(f[0]) * Long.parseLong(f[1]);
+    }
+
+    @Test
+    void modifyVolumeAndGroupSnapshotVerbs() throws Exception {
+        Path volumesDir = StandaloneDriverResource.dir().resolve("pool/volumes");
+        String a = create("thick", "1,block", 8 * MI, "--mutable-params", "provisioning=thick");
+        assertEquals(8 * MI, allocatedBytes(volumesDir.resolve(a + ".img")), "du of a thick image is its size");
+        String b = create("thin", "1,block", 8 * MI);
+        assertTrue(ok("controller", "get-capabilities").lines().contains("MODIFY_VOLUME"));
+        assertEquals(b + "\n", ok("controller", "modify-volume", b, "--mutable-params", "provisioning=thick,directIO=off").out());
+        assertEquals(8 * MI, allocatedBytes(volumesDir.resolve(b + ".img")));
+        assertFails(3, "INVALID_ARGUMENT", "unknown key \"iops\"", csc("controller", "modify-volume", b, "--mutable-params", "iops=9"));
+
+        io.loopcsi.testing.Data.writeAt(volumesDir.resolve(a + ".img"), 4096, "data of a".getBytes());
+        io.loopcsi.testing.Data.writeAt(volumesDir.resolve(b + ".img"), 4096, "data of b".getBytes());
+        assertEquals(List.of("CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT"), ok("group", "get-capabilities").lines());
+        List<String> lines = ok("group", "create-snapshot", prefix + "group", "--source-volume", a, "--source-volume", b).lines();
+        assertEquals(3, lines.size(), lines::toString);
+        Matcher g = Pattern.compile("^\"(group-[0-9a-f]+)\"\t\\S+\ttrue$").matcher(lines.get(0));
+        assertTrue(g.matches(), lines::toString);
+        List<String> members = new ArrayList<>();
+        for (String line : lines.subList(1, 3)) {
+            Matcher m = SNAPSHOT_LINE.matcher(line);
+            assertTrue(m.matches(), line);
+            members.add(m.group(1));
+            String restored = create("restore-" + m.group(3), "1,block", 8 * MI, "--source-snapshot", m.group(1));
+            String want = m.group(3).equals(a) ? "data of a" : "data of b";
+            assertEquals(want, new String(io.loopcsi.testing.Data.readAt(volumesDir.resolve(restored + ".img"), 4096, want.length())));
+        }
+        assertEquals(lines, ok("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(1), "--snapshot-id", members.get(0))
+                .lines());
+        assertEquals(g.group(1) + "\n", ok("group", "delete-snapshot", g.group(1), "--snapshot-id", members.get(0), "--snapshot-id",
+                members.get(1)).out());
+        assertFails(5, "NOT_FOUND", g.group(1), csc("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(0)));
     }
 
     @Test
