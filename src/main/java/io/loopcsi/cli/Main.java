@@ -50,6 +50,7 @@ public class Main {
               --driver-name NAME   CSI driver name (default loopcsi.io)
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
               --allowed-roots DIRS comma-separated directories staging/target paths must lie in (default /)
+              --metrics-address HOST:PORT  where /q/metrics and /q/health are served over HTTP (default: not served)
               -h, --help           this text
 
             operator flags:
@@ -142,7 +143,9 @@ public class Main {
         }
         Map<String, String> props = new LinkedHashMap<>();
         Map<String, String> flags = role.equals("standalone") ? FLAGS : ROLE_FLAGS.get(role);
-        Set<String> known = union(flags.keySet(), role.equals("standalone") ? Set.of("--endpoint") : Set.of("--endpoint", "--http-address"));
+        // standalone's HTTP flag is --metrics-address, the other roles' --http-address: both serve only /q/ (HttpSplit)
+        String httpFlag = role.equals("standalone") ? "--metrics-address" : "--http-address";
+        Set<String> known = union(flags.keySet(), Set.of("--endpoint", httpFlag));
         Map<String, String> given = flagValues(rest, known);
         String endpoint = given.getOrDefault("--endpoint", System.getenv().getOrDefault("CSI_ENDPOINT", "unix://./run/csi.sock"));
         given.forEach((flag, value) -> {
@@ -163,16 +166,16 @@ public class Main {
                 usageError("the " + role + " role serves CSI on a unix socket only: --endpoint unix:///PATH");
             }
             props.put("loopcsi.role", role);
-            if (given.containsKey("--http-address")) {
-                try {
-                    // TCP serves only /q/ (health, metrics): HttpSplit
-                    Endpoint http = Endpoint.parse("tcp://" + given.get("--http-address"));
-                    props.put("quarkus.http.host-enabled", "true");
-                    props.put("quarkus.http.host", http.host());
-                    props.put("quarkus.http.port", Integer.toString(http.port()));
-                } catch (IllegalArgumentException e) {
-                    usageError("--http-address: " + e.getMessage());
-                }
+        }
+        if (given.containsKey(httpFlag)) {
+            try {
+                // TCP serves only /q/ (health, metrics): HttpSplit
+                Endpoint http = Endpoint.parse("tcp://" + given.get(httpFlag));
+                props.put("quarkus.http.host-enabled", "true");
+                props.put("quarkus.http.host", http.host());
+                props.put("quarkus.http.port", Integer.toString(http.port()));
+            } catch (IllegalArgumentException e) {
+                usageError(httpFlag + ": " + e.getMessage());
             }
         }
         if (!role.equals("controller")) { // the controller role has no pool directory and runs no volume commands

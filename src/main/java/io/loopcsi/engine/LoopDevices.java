@@ -47,6 +47,23 @@ public class LoopDevices {
         return Optional.empty();
     }
 
+    /** How many attached loop devices have a backing file inside this directory. */
+    public int countAttachedUnder(Path dir) {
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        int n = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
+            for (Path dev : ds) {
+                String backing = readBacking(dev);
+                if (backing != null && backing.startsWith(prefix)) {
+                    n++;
+                }
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
+        }
+        return n;
+    }
+
     /**
      * Returns the loop device of the backing file, attaching it if it has none. Direct I/O is
      * asked for (no double caching of the image in the host page cache); where the host
