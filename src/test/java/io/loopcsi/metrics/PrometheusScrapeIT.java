@@ -47,9 +47,13 @@ class PrometheusScrapeIT {
 
     /** The committed Grafana dashboard (also on the class path, for the operator). */
     static final Path DASHBOARD = Path.of("src/main/resources/grafana/loopcsi-dashboard.json");
-    /** Series only the operator exports: the dashboard's operator row; not in a driver's scrape. */
+    /**
+     * Series only the operator exports (the dashboard's operator row), not in a driver's scrape:
+     * StoragePoolOperatorKubeTest checks the loopcsi_pool_* ones; JOSDK's are JOSDK's names.
+     */
     static final java.util.Set<String> OPERATOR_METRICS = java.util.Set.of("loopcsi_pool_ready", "loopcsi_pool_nodes_ready",
-            "loopcsi_pool_nodes_desired", "loopcsi_pool_reconcile_problems_total", "loopcsi_pool_reconcile_failing");
+            "loopcsi_pool_nodes_desired", "loopcsi_pool_reconcile_problems_total", "loopcsi_pool_reconcile_failing",
+            "operator_sdk_reconciliations_started_total", "operator_sdk_reconciliations_failed_total");
 
     static final long MIB = 1 << 20;
     Path dir;
