@@ -26,11 +26,13 @@ run: $(APP)
 # real-server tests run against a throw-away kube-apiserver 1.20; without it they are skipped
 # (and say so).
 test:
+	@bash src/main/sh/host-packages.sh --test
 	@if [ -f "$${KUBE_TESTENV:-../shared/tools/kube-testenv}" ]; then bash .ci/kube-test.sh $(MVN) verify; \
 	else echo "no ../shared/tools/kube-testenv: the operator's real-server tests will be skipped"; $(MVN) verify; fi
 
 # The same, insisting on the real-server tests.
 test-kube:
+	@bash src/main/sh/host-packages.sh --test
 	bash .ci/kube-test.sh $(MVN) verify
 
 # Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml, the

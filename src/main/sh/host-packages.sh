@@ -5,9 +5,11 @@
 #
 #   bash src/main/sh/host-packages.sh    installs what is missing when run as root on Debian/Ubuntu,
 #                                        else says exactly what to install and exits 1
+#   ... --test                           also what the tests run: prometheus (the server and promtool)
 set -euo pipefail
 
 packages=(xfsprogs e2fsprogs util-linux mount coreutils)
+if [ "${1:-}" = --test ]; then packages+=(prometheus); fi
 
 missing=()
 if command -v dpkg-query >/dev/null; then
@@ -16,7 +18,9 @@ if command -v dpkg-query >/dev/null; then
   done
 else
   # not Debian: look for the commands themselves
-  for c in losetup mount umount blkid blockdev fsfreeze fallocate mkfs.xfs xfs_growfs mkfs.ext4 resize2fs cp stat; do
+  commands=(losetup mount umount blkid blockdev fsfreeze fallocate mkfs.xfs xfs_growfs mkfs.ext4 resize2fs cp stat)
+  if [ "${1:-}" = --test ]; then commands+=(prometheus promtool); fi
+  for c in "${commands[@]}"; do
     command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin command -v "$c" >/dev/null || missing+=("$c")
   done
 fi
@@ -25,6 +29,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "loopcsi: installing ${missing[*]}"
     apt-get update -q
+    # policy-rc.d: a package's service (prometheus) is never started by its installation
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
   elif command -v dpkg-query >/dev/null; then
     echo "loopcsi: missing packages: ${missing[*]}; install them with: sudo apt-get install ${missing[*]}" >&2

@@ -48,6 +48,7 @@ final class Flags {
             new Flag("--pool", Set.of(NODE), v -> Map.of("loopcsi.node.pool", dnsName(v, 63))),
             new Flag("--registration-socket", Set.of(NODE), v -> Map.of("loopcsi.node.registration-socket", path(v))),
             new Flag("--http-address", Set.of(CONTROLLER, NODE, OPERATOR), Flags::httpProperties),
+            new Flag("--metrics-address", Set.of(STANDALONE), Flags::httpProperties),
             new Flag("--namespace", Set.of(OPERATOR), v -> Map.of("loopcsi.operator.namespace", dnsLabel(v))),
             new Flag("--format", Set.of(DOCTOR), v -> Map.of("loopcsi.doctor.format", oneOf(v, "table", "json"))));
 

@@ -58,6 +58,7 @@ public class Main {
               --driver-name NAME   CSI driver name (default loopcsi.io)
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
               --allowed-roots DIRS comma-separated directories staging/target paths must lie in (default /)
+              --metrics-address HOST:PORT  where /q/metrics and /q/health are served over HTTP (default: not served)
 
             operator flags:
               --http-address HOST:PORT  where /q/health and /q/metrics are served (default 0.0.0.0:8080)
@@ -112,7 +113,7 @@ public class Main {
             addresses.add("--endpoint " + props.get("loopcsi.endpoint"));
         }
         if ("true".equals(props.get("quarkus.http.host-enabled"))) {
-            addresses.add("--http-address " + props.get("quarkus.http.host") + ":" + props.get("quarkus.http.port"));
+            addresses.add((role.equals(Flags.STANDALONE) ? "--metrics-address " : "--http-address ") + props.get("quarkus.http.host") + ":" + props.get("quarkus.http.port"));
         }
         if (role.equals(Flags.OPERATOR)) {
             props.forEach(System::setProperty);

@@ -56,6 +56,9 @@ public class CsiServer {
     private final DriverConfig config;
     private final Duration shutdownTimeout;
     private final Instance<BindableService> services;
+    /** Counts and times every CSI call (its own field, not a constructor argument, to keep this class' hunks apart). */
+    @jakarta.inject.Inject
+    io.loopcsi.metrics.CsiCallMetrics metrics;
     private Server server;
     private ThreadPoolExecutor workers;
     private EventLoopGroup loops;
@@ -99,7 +102,7 @@ public class CsiServer {
         List<String> names = new java.util.ArrayList<>();
         for (BindableService s : services) {
             var def = s.bindService();
-            b.addService(def);
+            b.addService(io.grpc.ServerInterceptors.intercept(def, metrics));
             names.add(def.getServiceDescriptor().getName());
         }
         server = b.build().start();

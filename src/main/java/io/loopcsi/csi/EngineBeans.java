@@ -29,8 +29,8 @@ public class EngineBeans {
 
     @Produces
     @Singleton
-    CommandRunner runner(DriverConfig config) {
-        return new CommandRunner(config.commandTimeout());
+    CommandRunner runner(DriverConfig config, io.loopcsi.metrics.CommandMetrics metrics) {
+        return new CommandRunner(config.commandTimeout(), metrics);
     }
 
     @Produces
@@ -86,7 +86,7 @@ public class EngineBeans {
         return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks);
     }
 
-    static String nodeId(DriverConfig config) {
+    public static String nodeId(DriverConfig config) {
         return config.nodeId().filter(s -> !s.isBlank()).orElseGet(() -> {
             try {
                 return InetAddress.getLocalHost().getHostName();

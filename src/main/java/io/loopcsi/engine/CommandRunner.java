@@ -27,7 +27,29 @@ public class CommandRunner {
         }
     }
 
+    /** Why a command failed: a non-zero exit where run() wanted 0, killed after the timeout, or could not start. */
+    public enum Failure { EXIT, TIMEOUT, START }
+
+    /** Told about every command (metrics); must be cheap and must not throw. */
+    public interface Observer {
+        /** The command ran to its end (whatever its exit code: exec()'s callers judge that), or was killed. */
+        void ran(String program, long nanos);
+
+        void failed(String program, Failure why);
+    }
+
+    private static final Observer NONE = new Observer() {
+        @Override
+        public void ran(String program, long nanos) {
+        }
+
+        @Override
+        public void failed(String program, Failure why) {
+        }
+    };
+
     private final Duration timeout;
+    private final Observer observer;
     // Pipe readers: both pipes are read concurrently so a chatty command cannot block on a full
     // pipe. Created per runner (never at class init, which a native image would freeze).
     private final ExecutorService pipes = Executors.newCachedThreadPool(r -> {
@@ -37,13 +59,19 @@ public class CommandRunner {
     });
 
     public CommandRunner(Duration timeout) {
+        this(timeout, NONE);
+    }
+
+    public CommandRunner(Duration timeout, Observer observer) {
         this.timeout = timeout;
+        this.observer = observer;
     }
 
     /** Runs the command and returns its stdout; a non-zero exit or a timeout throws. */
     public String run(String... command) {
         Result r = exec(command);
         if (!r.ok()) {
+            observer.failed(command[0], Failure.EXIT);
             throw failure(r, command);
         }
         return r.stdout();
@@ -57,6 +85,7 @@ public class CommandRunner {
         try {
             p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
         } catch (IOException e) {
+            observer.failed(command[0], Failure.START);
             throw EngineException.internal("cannot run " + command[0] + ": " + e.getMessage(), e);
         }
         CompletableFuture<String> out = drain(p.getInputStream());
@@ -65,10 +94,13 @@ public class CommandRunner {
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
                 p.waitFor(5, TimeUnit.SECONDS);
+                observer.ran(command[0], System.nanoTime() - start);
+                observer.failed(command[0], Failure.TIMEOUT);
                 throw EngineException.internal(String.join(" ", cmd) + " did not finish within " + timeout.toSeconds()
                         + "s and was killed", null);
             }
             Result r = new Result(p.exitValue(), out.join(), err.join());
+            observer.ran(command[0], System.nanoTime() - start);
             if (LOG.isDebugEnabled()) {
                 LOG.debugf("%s -> %d in %d ms", String.join(" ", cmd), r.exitCode(), (System.nanoTime() - start) / 1_000_000);
             }

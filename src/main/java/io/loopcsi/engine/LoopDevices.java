@@ -49,6 +49,23 @@ public class LoopDevices {
         return Optional.empty();
     }
 
+    /** How many attached loop devices have a backing file inside this directory. */
+    public int countAttachedUnder(Path dir) {
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        int n = 0;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
+            for (Path dev : ds) {
+                String backing = readBacking(dev);
+                if (backing != null && backing.startsWith(prefix)) {
+                    n++;
+                }
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
+        }
+        return n;
+    }
+
     /** As {@link #findOrAttach(Path, boolean, MutableParameters.DirectIo)} with direct I/O where the host allows it. */
     public String findOrAttach(Path backingFile, boolean readOnly) {
         return findOrAttach(backingFile, readOnly, MutableParameters.DirectIo.AUTO);

@@ -125,7 +125,7 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 // whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is
 // off (quarkus.operator-sdk.crd.validate=false), which also drops QOSDK's generic CRD-reading role
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = { "get" })
-@RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "create", "patch" })
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = { "servicemonitors", "prometheusrules" }, verbs = { "get", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
     /** The controller's name; QOSDK names the operator's generated ClusterRole after it (loopcsi-storagepool-cluster-role). */
@@ -137,6 +137,18 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
     private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
     private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
+    private final io.loopcsi.operator.dependents.PrometheusRuleApplier prometheusRule = new io.loopcsi.operator.dependents.PrometheusRuleApplier();
+    private final PoolGauges gauges;
+
+    /** Outside CDI (tests that run the reconciler in a plain JOSDK Operator): gauges in a registry of their own. */
+    public StoragePoolReconciler() {
+        this(new PoolGauges(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+    }
+
+    @jakarta.inject.Inject
+    public StoragePoolReconciler(PoolGauges gauges) {
+        this.gauges = gauges;
+    }
 
     @Override
     public UpdateControl<StoragePool> reconcile(StoragePool pool, Context<StoragePool> context) {
@@ -179,6 +191,11 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 } catch (KubernetesClientException e) {
                     problem = "service-monitor: " + e.getMessage();
                 }
+                try {
+                    prometheusRule.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "prometheus-rule: " + e.getMessage();
+                }
             }
             if (problem != null) {
                 problemReason = "ApplyFailed";
@@ -193,6 +210,11 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 poolNodes(client, pool), unsupportedNodes(client, ns, pool)),
                 Instant.now());
         recordTransition(client, pool, previous, next);
+        gauges.record(pool.getMetadata().getName(), new PoolGauges.Observed(Conditions.isTrue(next.getConditions(), Conditions.READY),
+                nodes == null || nodes.getStatus() == null || nodes.getStatus().getDesiredNumberScheduled() == null ? 0
+                        : nodes.getStatus().getDesiredNumberScheduled(),
+                next.getReadyNodes() == null ? 0 : next.getReadyNodes(), Boolean.TRUE.equals(next.getControllerReady()), problem != null),
+                problemReason);
         pool.setStatus(next);
         return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
     }
@@ -214,6 +236,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         if (volumes.count() == 0) {
             LOG.infof("StoragePool %s: no PersistentVolumes of %s left, releasing it (backing data on the nodes is kept)",
                     pool.getMetadata().getName(), pool.driverName());
+            gauges.forget(pool.getMetadata().getName());
             return DeleteControl.defaultDelete();
         }
         String message = "deletion held: " + volumes.count() + " PersistentVolume(s) of driver " + pool.driverName() + " still exist: "

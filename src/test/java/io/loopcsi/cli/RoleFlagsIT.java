@@ -208,6 +208,12 @@ class RoleFlagsIT {
             }
             l.awaitHttp(http, "/q/health/live");
             assertCsiRefusedOnTcp(http);
+            // the node's pool and its calls on /q/metrics (docs/metrics.md), labelled with --driver-name and --node-name
+            String metrics = new String(java.net.URI.create("http://" + http + "/q/metrics").toURL().openStream().readAllBytes());
+            assertTrue(metrics.lines().anyMatch(line -> line.startsWith("loopcsi_pool_capacity_bytes{") && line.contains("driver=\"flags.loopcsi.io\"")
+                    && line.contains("node=\"flag-node-a\"") && line.endsWith(" " + (double) (2 * GI))), metrics);
+            assertTrue(metrics.lines().anyMatch(line -> line.startsWith("loopcsi_csi_requests_total{") && line.contains("method=\"NodeGetInfo\"")
+                    && line.contains("code=\"OK\"") && line.endsWith(" 1.0")), metrics);
             StatusRuntimeException other = assertThrows(StatusRuntimeException.class,
                     () -> c.controller.getCapacity(GetCapacityRequest.getDefaultInstance()));
             assertEquals(Status.Code.UNIMPLEMENTED, other.getStatus().getCode(), "the Controller service is the controller role's");

@@ -39,6 +39,17 @@ public final class DriverProcess implements AutoCloseable {
         return start(dir, endpoint, dir.resolve("pool"), null, jvmProps);
     }
 
+    /** The driver on a unix socket in dir, pool in dir/pool, with more launcher flags (e.g. --metrics-address). */
+    public static DriverProcess startWithFlags(Path dir, List<String> flags) throws Exception {
+        Path log = dir.resolve("driver-" + (++starts) + ".log");
+        List<String> cmd = command("unix://" + dir.resolve("csi.sock"), dir.resolve("pool"), null);
+        cmd.addAll(flags);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        DriverProcess d = new DriverProcess(p, log, io.loopcsi.cli.Endpoint.parse("unix://" + dir.resolve("csi.sock")));
+        d.awaitReady();
+        return d;
+    }
+
     /**
      * A driver serving socket with its pool in pool, started under umask (e.g. "000"; null: this
      * JVM's) through a shell, as `umask 000; ./loopcsi ...` would; its log goes to dir.

@@ -27,7 +27,7 @@ public class ServiceMonitorApplier {
             .withGroup(ServiceMonitorSpec.GROUP).withVersion(ServiceMonitorSpec.VERSION).withKind(ServiceMonitorSpec.KIND)
             .withPlural("servicemonitors").withNamespaced(true).build();
 
-    private final ServiceMonitorCrdPresent crd = new ServiceMonitorCrdPresent();
+    private final CrdPresent crd = new CrdPresent(ServiceMonitorSpec.CRD);
 
     /** Applies the pool's ServiceMonitor if the CRD exists; returns it, or empty when there is no CRD. */
     public Optional<GenericKubernetesResource> reconcile(StoragePool pool, KubernetesClient client) {

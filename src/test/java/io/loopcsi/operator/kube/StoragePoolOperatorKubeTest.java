@@ -64,6 +64,8 @@ class StoragePoolOperatorKubeTest {
     static KubernetesClient admin;
     static KubernetesClient asOperator;
     static Operator operator;
+    /** The reconciler's metrics (in the packaged operator: the Prometheus registry behind /q/metrics). */
+    static final io.micrometer.core.instrument.simple.SimpleMeterRegistry METRICS = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
     @BeforeAll
     static void installAndStartTheOperator() {
@@ -86,7 +88,7 @@ class StoragePoolOperatorKubeTest {
         assertEquals(403, refused.getCode());
         System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
         operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
-        operator.register(new StoragePoolReconciler());
+        operator.register(new StoragePoolReconciler(new io.loopcsi.operator.PoolGauges(METRICS)));
         operator.start();
     }
 
@@ -221,9 +223,26 @@ class StoragePoolOperatorKubeTest {
                       schema:
                         openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
                 """);
-        await("ServiceMonitor CRD established", () -> admin.apiextensions().v1().customResourceDefinitions()
-                .withName("servicemonitors.monitoring.coreos.com").get().getStatus().getConditions().stream()
-                .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        Kubectl.apply("""
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata: {name: prometheusrules.monitoring.coreos.com}
+                spec:
+                  group: monitoring.coreos.com
+                  scope: Namespaced
+                  names: {kind: PrometheusRule, plural: prometheusrules, singular: prometheusrule, listKind: PrometheusRuleList}
+                  versions:
+                    - name: v1
+                      served: true
+                      storage: true
+                      schema:
+                        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                """);
+        for (String crd : List.of("servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com")) {
+            await(crd + " established", () -> admin.apiextensions().v1().customResourceDefinitions()
+                    .withName(crd).get().getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+        }
         Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
                 {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
                           "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}
@@ -237,6 +256,14 @@ class StoragePoolOperatorKubeTest {
         var monitor = await("ServiceMonitor written once its CRD exists", () -> admin.genericKubernetesResources("monitoring.coreos.com/v1",
                 "ServiceMonitor").inNamespace(NS).withName("loopcsi-local-metrics").get());
         assertEquals("StoragePool", monitor.getMetadata().getOwnerReferences().get(0).getKind());
+        var rule = await("PrometheusRule written once its CRD exists", () -> admin.genericKubernetesResources("monitoring.coreos.com/v1",
+                "PrometheusRule").inNamespace(NS).withName("loopcsi-local-metrics").get());
+        assertEquals("StoragePool", rule.getMetadata().getOwnerReferences().get(0).getKind());
+        assertEquals(io.loopcsi.operator.desired.PrometheusRuleSpec.groups(admin.resources(StoragePool.class).withName(POOL).get()).size(),
+                ((List<?>) ((java.util.Map<?, ?>) rule.getAdditionalProperties().get("spec")).get("groups")).size());
+        await("the pool's gauges: reconciled without a problem", () -> METRICS.find("loopcsi.pool.reconcile.failing").tag("pool", POOL)
+                .gauge() != null && METRICS.find("loopcsi.pool.reconcile.failing").tag("pool", POOL).gauge().value() == 0
+                && METRICS.find("loopcsi.pool.nodes.desired").tag("pool", POOL).gauge() != null);
         await("status observed generation 2", () -> Long.valueOf(2).equals(
                 admin.resources(StoragePool.class).withName(POOL).get().getStatus().getObservedGeneration()));
     }
@@ -261,6 +288,9 @@ class StoragePoolOperatorKubeTest {
         StorageClass theirs = admin.storage().v1().storageClasses().withName("taken").get();
         assertEquals("someone.else.io", theirs.getProvisioner());
         assertTrue(theirs.getMetadata().getOwnerReferences() == null || theirs.getMetadata().getOwnerReferences().isEmpty());
+        // counted for Prometheus (alert LoopcsiReconcileFailing)
+        assertEquals(1, METRICS.find("loopcsi.pool.reconcile.failing").tag("pool", POOL).gauge().value());
+        assertTrue(METRICS.find("loopcsi.pool.reconcile.problems").tags("pool", POOL, "reason", "NameConflict").counter().count() >= 1);
 
         Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
                 {"spec": {"storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}

@@ -1,0 +1,66 @@
+package io.loopcsi.operator;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import jakarta.inject.Singleton;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+
+/**
+ * The operator's view of each pool as gauges labelled {@code pool}: ready (the Ready condition),
+ * node pods desired and ready, controller ready, whether the last reconcile hit a problem; and
+ * {@code loopcsi_pool_reconcile_problems_total{pool,reason}}. JOSDK's own reconcile metrics
+ * (operator_sdk_*, through QOSDK's micrometer support) count only reconciles that threw; the
+ * reconciler reports most problems in status instead, so they are counted here.
+ */
+@Singleton
+public class PoolGauges {
+
+    /** What the last reconcile of a pool observed. */
+    public record Observed(boolean ready, int nodesDesired, int nodesReady, boolean controllerReady, boolean failing) {
+    }
+
+    private final MeterRegistry registry;
+    private final Map<String, Observed> pools = new ConcurrentHashMap<>();
+
+    public PoolGauges(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Records a reconcile's outcome; problemReason null when it went well. */
+    public void record(String pool, Observed observed, String problemReason) {
+        if (pools.put(pool, observed) == null) {
+            Tags tags = Tags.of("pool", pool);
+            gauge("loopcsi.pool.ready", "1 when the StoragePool's Ready condition is True", tags, pool, o -> o.ready() ? 1 : 0);
+            gauge("loopcsi.pool.nodes.desired", "Node pods the pool's DaemonSet should run", tags, pool, Observed::nodesDesired);
+            gauge("loopcsi.pool.nodes.ready", "Node pods of the pool that are ready", tags, pool, Observed::nodesReady);
+            gauge("loopcsi.pool.controller.ready", "1 when the pool's controller Deployment is available", tags, pool,
+                    o -> o.controllerReady() ? 1 : 0);
+            gauge("loopcsi.pool.reconcile.failing", "1 when the last reconcile of the pool hit a problem (status Degraded or not Ready)",
+                    tags, pool, o -> o.failing() ? 1 : 0);
+        }
+        if (problemReason != null) {
+            Counter.builder("loopcsi.pool.reconcile.problems").description("Reconciles of a pool that hit a problem, by reason")
+                    .tags("pool", pool, "reason", problemReason).register(registry).increment();
+        }
+    }
+
+    /** The pool is gone: its series go too. */
+    public void forget(String pool) {
+        if (pools.remove(pool) != null) {
+            registry.getMeters().stream().filter(m -> pool.equals(m.getId().getTag("pool")) && m.getId().getName().startsWith("loopcsi.pool."))
+                    .toList().forEach(registry::remove);
+        }
+    }
+
+    private void gauge(String name, String help, Tags tags, String pool, java.util.function.ToDoubleFunction<Observed> f) {
+        Gauge.builder(name, pools, m -> {
+            Observed o = m.get(pool);
+            return o == null ? Double.NaN : f.applyAsDouble(o);
+        }).description(help).tags(tags).strongReference(true).register(registry);
+    }
+}
