@@ -1,5 +1,5 @@
 # loopcsi: `make run` serves the standalone driver, `make test` runs every test, `make bench` the benchmarks,
-# `make image` the container image.
+# `make image` the container image, `make e2e` the product on a real kubelet.
 SHELL := /bin/bash
 MVN := ./mvnw -B
 ENDPOINT ?= unix://./run/csi.sock
@@ -12,7 +12,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head
 IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
 IMAGE_TAR := target/loopcsi-image.tar
 
-.PHONY: build run test test-kube manifests crds demo bench native native-check image clean
+.PHONY: build run test test-kube manifests crds demo bench native native-check image standin-images e2e clean
 
 build: $(APP)
 
@@ -64,6 +64,14 @@ image: $(IMAGE_TAR)
 
 $(IMAGE_TAR): $(APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	bash src/main/docker/offline-image.sh $(IMAGE) $@
+
+# Stand-ins for the CSI sidecar images (busybox that sleeps, tagged with their names), for the e2e node.
+standin-images:
+	bash src/test/docker/standin-images.sh target/standin-images
+
+# The product on a real kubelet and containerd (../shared/tools/kube-testenv up --with-node); not in `make test`.
+e2e: image standin-images
+	bash .ci/e2e.sh
 
 clean:
 	$(MVN) -q clean

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `make standin-images`: one stand-in image (Dockerfile.standin: busybox that only sleeps) per
+# sidecar image the operator can name (every registry.k8s.io/... literal under
+# src/main/java/io/loopcsi/operator), each tagged with that exact name and written as a
+# docker-archive tarball OUT_DIR/<name>.tar for kube-testenv load-image. Needs root, buildah and
+# Debian's busybox-static; no registry.
+#
+#   standin-images.sh OUT_DIR
+set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: $0 OUT_DIR" >&2; exit 64; }
+out=$1
+cd "$(dirname "$0")/../../.."
+busybox=/bin/busybox
+[ "$(id -u)" = 0 ] || { echo "standin-images: needs root (buildah storage)" >&2; exit 1; }
+command -v buildah >/dev/null || { echo "standin-images: apt-get install buildah" >&2; exit 1; }
+if [[ $(ldd "$busybox" 2>&1 || true) != *"not a dynamic"* ]]; then
+  echo "standin-images: $busybox is not static: apt-get install busybox-static" >&2
+  exit 1
+fi
+mapfile -t names < <(grep -rhoE '"registry\.k8s\.io/[^" ]+:[^" ]+"' src/main/java/io/loopcsi/operator | tr -d '"' | sort -u)
+[ ${#names[@]} -gt 0 ] || { echo "standin-images: no sidecar image names found" >&2; exit 1; }
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+cp "$busybox" "$ctx/busybox"
+cp src/test/docker/Dockerfile.standin "$ctx/Dockerfile"
+rm -rf "$out"
+mkdir -p "$out"
+for name in "${names[@]}"; do
+  base=${name##*/}
+  buildah bud --quiet --pull=never --layers --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
+  buildah push --quiet "$name" "docker-archive:$out/${base%%:*}.tar:$name" >/dev/null
+  echo "$out/${base%%:*}.tar  $name (stand-in)"
+done
