@@ -3,10 +3,11 @@
 # like a pod's: its own namespaces, the image's JVM) with `loopcsi standalone` on a unix socket
 # bind-mounted from the host, timed from the buildah call to the first successful CSI Probe
 # (asked with curl over HTTP/2 every 10 ms), with the image's class-data archive and without it
-# (LOOPCSI_CDS=off), alternately, STARTS times each. Prints medians, min/max and the JVM's RSS at
-# the first Probe. Needs root, buildah, curl. Not a test: numbers for docs/performance.md.
+# (LOOPCSI_CDS=off), alternately, STARTS times each. Prints medians, min/max, and the JVM's CPU
+# time (user + system) and RSS at the first Probe: on a busy machine the CPU time says more than
+# the wall time. Needs root, buildah, curl. Not a test: numbers for docs/performance.md.
 #
-#   bash bench/image-start.sh [IMAGE] [STARTS]
+#   [JAVA_OPTS=...] bash bench/image-start.sh [IMAGE] [STARTS]      (JAVA_OPTS replaces the image's)
 set -euo pipefail
 image=${1:-ghcr.io/loopcsi/loopcsi:0.1.0}
 starts=${2:-5}
@@ -26,12 +27,13 @@ probe() { # probe SOCKET: Identity/Probe answered with grpc-status 0
     | grep -qi '^grpc-status: 0'
 }
 
-one() { # one on|off -> "MS RSS_KIB"
+one() { # one on|off -> "MS RSS_KIB CPU_MS"
   local sock=$work/sock/csi.sock
   rm -rf "$work/sock" && mkdir -p "$work/sock"
-  local t0 t1 pid jvm rss
+  local t0 t1 pid jvm rss cpu
   t0=$(date +%s%N)
-  buildah run --env LOOPCSI_CDS="$1" -v "$work/sock:/run/loopcsi" "$ctr" -- \
+  # the image's own JAVA_OPTS unless the caller sets one
+  buildah run --env LOOPCSI_CDS="$1" ${JAVA_OPTS+--env "JAVA_OPTS=$JAVA_OPTS"} -v "$work/sock:/run/loopcsi" "$ctr" -- \
     /opt/loopcsi/loopcsi standalone --endpoint unix:///run/loopcsi/csi.sock --data-dir /tmp/pool --capacity 1Gi \
     >"$work/log" 2>&1 &
   pid=$!
@@ -42,14 +44,16 @@ one() { # one on|off -> "MS RSS_KIB"
   t1=$(date +%s%N)
   jvm=$(pgrep -n -f 'quarkus-run.jar standalone --endpoint unix:///run/loopcsi/csi.sock')
   rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$jvm/status")
+  # utime + stime (fields 14, 15 of /proc/PID/stat, after the parenthesised command) in ms
+  cpu=$(sed 's/^.*) //' "/proc/$jvm/stat" | awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }')
   kill -TERM "$jvm"
   wait $pid || true
-  echo "$(((t1 - t0) / 1000000)) $rss"
+  echo "$(((t1 - t0) / 1000000)) $rss $cpu"
 }
 
 stats() { # stats FILE LABEL
-  sort -n "$1" | awk -v label="$2" '{ ms[NR] = $1; rss[NR] = $2 }
-    END { m = int((NR + 1) / 2); printf "%-22s first Probe median %5d ms (min %d, max %d), RSS %d MiB\n", label, ms[m], ms[1], ms[NR], rss[m] / 1024 }'
+  sort -n "$1" | awk -v label="$2" '{ ms[NR] = $1; rss[NR] = $2; cpu[NR] = $3 }
+    END { m = int((NR + 1) / 2); printf "%-26s first Probe median %5d ms (min %d, max %d), CPU %d ms, RSS %d MiB\n", label, ms[m], ms[1], ms[NR], cpu[m], rss[m] / 1024 }'
 }
 
 one on >/dev/null # warm the page cache: the first run reads the image from disk
