@@ -12,7 +12,7 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head
 IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
 IMAGE_TAR := target/loopcsi-image.tar
 
-.PHONY: build run test test-kube manifests crds demo bench native native-check image standin-images e2e clean
+.PHONY: build run test test-kube manifests crds bundle demo bench native native-check image standin-images e2e clean
 
 build: $(APP)
 
@@ -37,9 +37,9 @@ test:
 test-kube:
 	bash .ci/kube-test.sh $(MVN) verify
 
-# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml)
-# from the code; `make test` fails while they differ.
-manifests crds:
+# Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml, the
+# OLM bundle olm-bundle/) from the code; `make test` fails while they differ.
+manifests crds bundle:
 	$(MVN) -q verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=GeneratedManifestsIT -Dloopcsi.update-manifests=true
 
 demo: $(APP)

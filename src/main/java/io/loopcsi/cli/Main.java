@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.loopcsi.engine.PoolLock;
 import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
 
 /**
@@ -35,7 +37,8 @@ public class Main {
 
             standalone flags (each also settable as a loopcsi.* property, e.g. -Dloopcsi.capacity=20Gi):
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
-              --data-dir DIR       pool directory holding volume images and metadata (default ./data)
+              --data-dir DIR       pool directory holding volume images and metadata, private (0700) and locked:
+                                   one driver per directory (default ./data)
               --capacity SIZE      pool capacity on this node, e.g. 20Gi (default 20Gi)
               --node-id ID         node ID reported to the CO (default: host name)
               --driver-name NAME   CSI driver name (default loopcsi.io)
@@ -127,21 +130,74 @@ public class Main {
             return;
         }
         props.putAll(serverProperties(ep));
+        // the pool is locked before anything else, so a second driver on it stops here (one line, exit 1)
+        Path dataDir = Path.of(props.computeIfAbsent("loopcsi.data-dir", k -> dataDirDefault()));
+        try {
+            PoolLock.acquire(dataDir);
+        } catch (PoolLock.Locked | IllegalStateException e) {
+            fail(e.getMessage());
+        }
+        // The server binds in a private (0700) directory and the socket gets its public name only
+        // once it is 0600 (Serving publishes it): no moment at which another user could connect,
+        // whatever the umask (PrivateSocket says how).
+        PrivateSocket socket = null;
         if (ep.isUnix()) {
             try {
                 prepareSocket(ep.socket());
+                socket = PrivateSocket.create(ep.socket());
             } catch (IllegalStateException e) {
                 fail(e.getMessage());
             }
+            props.put("quarkus.http.domain-socket", socket.bindPath().toString());
         }
         props.forEach(System::setProperty);
         System.setProperty("loopcsi.endpoint", ep.toString());
+        if (socket != null) {
+            Serving.publishOnStart(socket);
+        }
         try {
-            Quarkus.run(args);
+            Quarkus.run(Serving.class, args);
         } finally {
-            if (ep.isUnix()) {
-                deleteQuietly(ep.socket());
+            if (socket != null) {
+                socket.close();
+                socket.unpublish();
             }
+        }
+    }
+
+    /** The data directory when no --data-dir is given: the loopcsi.data-dir property, $LOOPCSI_DATA_DIR, else ./data. */
+    private static String dataDirDefault() {
+        return System.getProperty("loopcsi.data-dir", System.getenv().getOrDefault("LOOPCSI_DATA_DIR", "data"));
+    }
+
+    /**
+     * Runs once Quarkus has started, every server listening on its private path: publishes each
+     * socket (0600) under its public name, then serves until asked to stop.
+     */
+    public static class Serving implements QuarkusApplication {
+
+        private static final List<PrivateSocket> SOCKETS = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        /** A socket that Quarkus's own server binds at its bindPath(), to publish once it listens. */
+        static void publishOnStart(PrivateSocket socket) {
+            SOCKETS.add(socket);
+        }
+
+        @Override
+        public int run(String... args) {
+            for (PrivateSocket socket : SOCKETS) {
+                try {
+                    socket.publish();
+                    org.jboss.logging.Logger.getLogger(Main.class).infof("socket %s published (mode 0600)", socket.socket());
+                } catch (IllegalStateException e) {
+                    System.err.println("loopcsi: " + e.getMessage());
+                    return 1;
+                }
+            }
+            Quarkus.waitForExit();
+            // stopping: new clients find no socket (in-flight calls keep their connections)
+            SOCKETS.forEach(PrivateSocket::unpublish);
+            return 0;
         }
     }
 
@@ -208,14 +264,6 @@ public class Main {
             throw new IllegalStateException("another process is serving on " + socket + "; stop it or choose another --endpoint");
         } catch (IOException e) {
             throw new IllegalStateException("cannot prepare socket " + socket + ": " + e.getMessage(), e);
-        }
-    }
-
-    private static void deleteQuietly(Path p) {
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException ignored) {
-            // nothing to do at exit
         }
     }
 

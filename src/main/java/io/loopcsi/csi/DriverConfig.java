@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
 
 /** The driver's settings; the launcher's flags (see cli.Main) map onto these. */
 @ConfigMapping(prefix = "loopcsi")
@@ -42,6 +43,13 @@ public interface DriverConfig {
 
     /** Crash points to arm, for the crash-consistency tests only (see engine.FailPoints). */
     Optional<java.util.Set<String>> failPoints();
+
+    /**
+     * The operator role's namespace for the pools' components (--namespace). Declared here so that
+     * the mapping accepts the property; the operator reads it through OperatorSettings.
+     */
+    @WithName("operator.namespace")
+    Optional<String> operatorNamespace();
 
     /** Timeout of every external command (losetup, mkfs, mount...). */
     @WithDefault("120s")

@@ -5,6 +5,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
@@ -42,10 +43,18 @@ public class EngineBeans {
         return new LoopDevices(runner);
     }
 
+    /**
+     * The pool under its lock: the launcher took it before Quarkus started (so a second driver on
+     * the same directory fails before it serves); without the launcher (tests) it is taken here.
+     */
     @Produces
     @Singleton
     PoolDirectory pool(DriverConfig config) {
         return new PoolDirectory(Path.of(config.dataDir()).toAbsolutePath());
+    }
+
+    void releasePool(@Disposes PoolDirectory pool) {
+        pool.lock().close();
     }
 
     /**

@@ -21,6 +21,8 @@ import java.util.function.Predicate;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import org.jboss.logging.Logger;
+
 /**
  * The on-disk layout of one pool, and the only code that writes its metadata:
  *
@@ -28,7 +30,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *   DIR/volumes/vol-....img    sparse image (the volume's bytes)
  *   DIR/volumes/vol-....json   metadata, written atomically (temp file, fsync, rename, fsync dir)
  *   DIR/snapshots/snap-....img / .json
+ *   DIR/loopcsi.lock           held by the process that serves the pool ({@link PoolLock})
  * </pre>
+ *
+ * Only root reads a pool: every file is created 0600 and every directory 0700 ({@link PoolModes}),
+ * temp files included.
  *
  * The metadata file is the commit point: an image without metadata is a leftover of an
  * interrupted create (or delete) and is never served. IDs are checked against their alphabet
@@ -45,7 +51,11 @@ public class PoolDirectory {
     static final String IMG = ".img";
     static final String META = ".json";
     static final String TMP = ".tmp";
+    static final String VOLUMES = "volumes";
+    static final String SNAPSHOTS = "snapshots";
+    private static final Logger LOG = Logger.getLogger(PoolDirectory.class);
 
+    private final PoolLock lock;
     private final Path root;
     private final Path volumes;
     private final Path snapshots;
@@ -108,17 +118,39 @@ public class PoolDirectory {
         }
     }
 
+    /**
+     * The pool at dir, under its lock: the one this process already holds (taken by the launcher),
+     * else taken now, failing at once ({@link PoolLock.Locked}) while another process holds it.
+     */
     public PoolDirectory(Path dir) {
+        this(PoolLock.held(dir).orElseGet(() -> PoolLock.acquire(dir)));
+    }
+
+    /**
+     * The pool whose lock is held: nothing of the pool is read, changed or recovered before the
+     * lock is. A pool made by an earlier version gets this version's modes first (and says so).
+     */
+    public PoolDirectory(PoolLock lock) {
+        this.lock = lock;
+        this.root = lock.dir();
         try {
-            Files.createDirectories(dir);
-            this.root = dir.toRealPath();
-            this.volumes = Files.createDirectories(root.resolve("volumes"));
-            this.snapshots = Files.createDirectories(root.resolve("snapshots"));
+            int fixed = PoolModes.tighten(root);
+            if (fixed > 0) {
+                LOG.infof("pool %s: made %d files and directories private (files 0600, directories 0700); an earlier version had "
+                        + "left them readable by other users", root, fixed);
+            }
+            this.volumes = PoolModes.createPrivateDir(root.resolve(VOLUMES));
+            this.snapshots = PoolModes.createPrivateDir(root.resolve(SNAPSHOTS));
             this.volumeIndex = new Index<>(volumes, VolumeMeta.class, Ids::isVolumeId);
             this.snapshotIndex = new Index<>(snapshots, SnapshotMeta.class, Ids::isSnapshotId);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot use pool directory " + dir + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot use pool directory " + root + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The lock this pool is held under (released by closing it, or by the process' exit). */
+    public PoolLock lock() {
+        return lock;
     }
 
     public Path root() {
@@ -205,10 +237,10 @@ public class PoolDirectory {
         return sum;
     }
 
-    /** Creates a sparse file of the given size at path (replacing it), fsynced. */
+    /** Creates a sparse file (0600) of the given size at path (replacing it), fsynced. */
     public static void createSparse(Path path, long bytes) throws IOException {
+        PoolModes.createPrivateFile(path);
         try (RandomAccessFile f = new RandomAccessFile(path.toFile(), "rw")) {
-            f.setLength(0);
             f.setLength(bytes); // ftruncate: a hole, nothing allocated
             f.getFD().sync();
         }
@@ -246,8 +278,8 @@ public class PoolDirectory {
         Path tmp = target.resolveSibling(target.getFileName() + TMP);
         try {
             byte[] bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(value);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            PoolModes.createPrivateFile(tmp);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);
                 while (buf.hasRemaining()) {
                     ch.write(buf);

@@ -454,8 +454,13 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
-    /** Copies an image (reflink where the host filesystem can, sparse otherwise), grows it to size, fsyncs it. */
+    /**
+     * Copies an image (reflink where the host filesystem can, sparse otherwise), grows it to size,
+     * fsyncs it. The destination is created 0600 first: cp writes into an existing file and keeps
+     * its mode, where a file cp created would get the source's mode less the umask.
+     */
     private void copyImage(Path from, Path to, long size) throws IOException {
+        PoolModes.createPrivateFile(to);
         runner.run("cp", "--reflink=auto", "--sparse=always", from.toString(), to.toString());
         PoolDirectory.growSparse(to, size);
         try (FileChannel ch = FileChannel.open(to, StandardOpenOption.WRITE)) {

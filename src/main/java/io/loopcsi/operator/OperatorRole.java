@@ -8,6 +8,7 @@ import org.jboss.logging.Logger;
 
 import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.csi.DriverConfig;
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 
@@ -19,8 +20,11 @@ import io.quarkus.runtime.StartupEvent;
 @Singleton
 public class OperatorRole {
 
+    /** Exit status when the lease was lost while running (JOSDK's choice too). */
+    public static final int LOST_LEASE_EXIT = 1;
     private static final Logger LOG = Logger.getLogger(OperatorRole.class);
     private volatile Operator started;
+    private volatile boolean stopping;
 
     void onStart(@Observes StartupEvent ev, DriverConfig config, Instance<Operator> operator) {
         if (!config.role().equals("operator")) {
@@ -33,9 +37,24 @@ public class OperatorRole {
     }
 
     void onStop(@Observes ShutdownEvent ev) {
+        stopping = true;
         Operator op = started;
         if (op != null) {
             op.stop();
         }
+    }
+
+    /**
+     * The leader-election lease ended. During our own shutdown that is expected. Otherwise another
+     * replica may hold it now: stop at once, through Quarkus' asynchronous exit (a synchronous
+     * exit from this callback would wait on the shutdown it starts).
+     */
+    void leaseEnded() {
+        if (stopping) {
+            LOG.debug("leader-election lease released on shutdown");
+            return;
+        }
+        LOG.error("lost the leader-election lease: exiting so that only the new leader reconciles");
+        Quarkus.asyncExit(LOST_LEASE_EXIT);
     }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import org.jboss.logging.Logger;
@@ -51,6 +52,7 @@ import io.loopcsi.operator.desired.CsiRbac;
 import io.loopcsi.operator.desired.MetricsService;
 import io.loopcsi.operator.desired.NodeDaemonSet;
 import io.loopcsi.operator.desired.StorageClasses;
+import io.loopcsi.operator.status.BackingDirConflict;
 import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
@@ -60,7 +62,8 @@ import io.loopcsi.operator.status.PoolVolumes;
 /**
  * Rolls out a StoragePool's CSI components and reports on them.
  *
- * <p>Order of a reconcile: (1) refuse names taken by objects the pool does not own (the
+ * <p>Order of a reconcile: (1) refuse a backingDir that overlaps an older pool's on a shared node
+ * ({@link BackingDirConflict}) and names taken by objects the pool does not own (the
  * workflow would take them over with a forced server-side apply), (2) run the dependent
  * workflow (explicit invocation, so (1) can stop it), (3) compute status and record an Event
  * when Ready changes.
@@ -109,10 +112,14 @@ import io.loopcsi.operator.status.PoolVolumes;
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
 // server-side apply that creates an object needs create as well as patch
+// whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is
+// off (quarkus.operator-sdk.crd.validate=false), which also drops QOSDK's generic CRD-reading role
+@RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = { "get" })
 @RBACRule(apiGroups = "monitoring.coreos.com", resources = "servicemonitors", verbs = { "get", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
-    public static final String NAME = "storagepool";
+    /** The controller's name; QOSDK names the operator's generated ClusterRole after it (loopcsi-storagepool-cluster-role). */
+    public static final String NAME = "loopcsi-storagepool";
     /** Longest pool name whose derived object names stay valid (a Service name is at most 63 characters). */
     public static final int MAX_NAME = 63 - "loopcsi--metrics".length();
     private static final Duration RECHECK = Duration.ofSeconds(30);
@@ -127,9 +134,13 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         String ns = OperatorSettings.namespace();
         String problemReason = null;
         String problem = null;
+        Optional<String> dirConflict = BackingDirConflict.find(pool, context.getPrimaryCache().list().toList());
         if (pool.getMetadata().getName().length() > MAX_NAME) {
             problemReason = "InvalidName";
             problem = "pool name is longer than " + MAX_NAME + " characters; the names derived from it would be invalid";
+        } else if (dirConflict.isPresent()) {
+            problemReason = BackingDirConflict.REASON;
+            problem = dirConflict.get();
         } else {
             List<String> foreign = OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client)));
             if (!foreign.isEmpty()) {

@@ -37,6 +37,7 @@ abstract class KernelTestDirs {
 
     @AfterEach
     void releaseTestDir() {
+        PoolLock.releaseAllUnder(dir);
         KernelCleanup.releaseAndDelete(dir);
     }
 }

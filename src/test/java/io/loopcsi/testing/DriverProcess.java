@@ -29,21 +29,55 @@ public final class DriverProcess implements AutoCloseable {
     }
 
     public static DriverProcess start(Path dir, String... jvmProps) throws Exception {
+        return start(dir, dir.resolve("csi.sock"), dir.resolve("pool"), null, jvmProps);
+    }
+
+    /**
+     * A driver serving socket with its pool in pool, started under umask (e.g. "000"; null: this
+     * JVM's) through a shell, as `umask 000; ./loopcsi ...` would; its log goes to dir.
+     */
+    public static DriverProcess start(Path dir, Path socket, Path pool, String umask, String... jvmProps) throws Exception {
+        Path log = dir.resolve("driver-" + (++starts) + ".log");
+        Process p = new ProcessBuilder(command(socket, pool, umask, jvmProps)).redirectErrorStream(true).redirectOutput(log.toFile())
+                .start();
+        DriverProcess d = new DriverProcess(p, log, socket);
+        d.awaitReady();
+        return d;
+    }
+
+    /** What a driver that stopped by itself said (stdout and stderr) and its exit code. */
+    public record Exit(int code, String output) {
+    }
+
+    /** Starts a driver expected to stop by itself at start (e.g. refused); its exit code and output. */
+    public static Exit runToExit(Path socket, Path pool) throws Exception {
+        Process p = new ProcessBuilder(command(socket, pool, null)).redirectErrorStream(true).start();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("driver still running:\n" + new String(out));
+        }
+        return new Exit(p.exitValue(), new String(out));
+    }
+
+    private static List<String> command(Path socket, Path pool, String umask, String... jvmProps) {
         Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: process tests run after `package` (mvn verify)");
         }
-        Path socket = dir.resolve("csi.sock");
-        Path log = dir.resolve("driver-" + (++starts) + ".log");
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC"));
+        List<String> cmd = new ArrayList<>();
+        if (umask != null) {
+            cmd.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
+        }
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC"));
         cmd.addAll(List.of(jvmProps));
         cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", "unix://" + socket,
-                "--data-dir", dir.resolve("pool").toString(), "--capacity", "20Gi", "--node-id", "it-node"));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        DriverProcess d = new DriverProcess(p, log, socket);
-        d.awaitReady();
-        return d;
+                "--data-dir", pool.toString(), "--capacity", "20Gi", "--node-id", "it-node"));
+        return cmd;
+    }
+
+    public long pid() {
+        return process.pid();
     }
 
     private void awaitReady() throws Exception {

@@ -5,12 +5,15 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Version;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 
 /**
  * A pool of loop-device-backed volumes on a set of nodes, served by its own CSI driver
  * (controller Deployment + node DaemonSet) that the operator rolls out. Cluster-scoped: it
  * owns cluster-scoped objects (CSIDriver, StorageClasses, ClusterRoles).
  */
+@CSVMetadata(displayName = "Storage Pool", description = "Loop-device-backed local volumes on a set of nodes: the pool's CSI driver,"
+        + " StorageClasses and capacity per node")
 @Group(StoragePool.GROUP)
 @Version(StoragePool.VERSION)
 @ShortNames("spool")

@@ -3,6 +3,8 @@ package io.loopcsi.operator.api;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
 import io.fabric8.kubernetes.api.model.Condition;
 
 /**
@@ -11,21 +13,25 @@ import io.fabric8.kubernetes.api.model.Condition;
  */
 public class StoragePoolStatus {
 
+    @JsonPropertyDescription("The generation of the spec this status describes.")
     private Long observedGeneration;
+    @JsonPropertyDescription("Ready, Progressing and Degraded, with reasons and messages.")
     private List<Condition> conditions = new ArrayList<>();
-    /** Node pods: desired and ready (from the DaemonSet). */
+    @JsonPropertyDescription("Nodes that should run the pool's node plugin (from its DaemonSet).")
     private Integer desiredNodes;
+    @JsonPropertyDescription("Nodes whose node plugin is ready.")
     private Integer readyNodes;
-    /** "ready/desired", for the printer column. */
+    @JsonPropertyDescription("Ready/desired nodes, e.g. 3/3.")
     private String nodes;
-    /** Whether the controller Deployment has its replica available. */
+    @JsonPropertyDescription("Whether the controller Deployment has its replica available.")
     private Boolean controllerReady;
-    /** Pool capacity across the desired nodes (capacityPerNode x desired nodes). */
+    @JsonPropertyDescription("Pool capacity across the desired nodes (capacityPerNode x nodes).")
     private String capacity;
-    /** Sum of the capacities of this pool's PersistentVolumes. */
+    @JsonPropertyDescription("Sum of the capacities of the pool's PersistentVolumes.")
     private String allocated;
-    /** Number of PersistentVolumes of this pool's driver. */
+    @JsonPropertyDescription("Number of PersistentVolumes of the pool's driver.")
     private Integer volumes;
+    @JsonPropertyDescription("The CSI driver name of the pool.")
     private String driverName;
 
     public Long getObservedGeneration() {

@@ -304,6 +304,50 @@ class StoragePoolOperatorKubeTest {
         assertTrue(Files.exists(Path.of("kubernetes/examples/storagepool.yaml")));
     }
 
+    @Test
+    @Order(6)
+    void aPoolOnAnOlderPoolsDirectoryIsRefusedAndRollsOutNothing() {
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: first}
+                spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi}
+                """);
+        await("first pool rolled out", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-first-node").get());
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: second}
+                spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi/second/}
+                """);
+        StoragePool refused = await("BackingDirConflict reported", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("second").get();
+            return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
+                    .map(c -> "BackingDirConflict".equals(c.getReason())).orElse(false) ? x : null;
+        });
+        Condition ready = Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow();
+        assertEquals("False", ready.getStatus());
+        assertTrue(ready.getMessage().contains("/srv/loopcsi/second lies inside /srv/loopcsi, the backingDir of StoragePool first"),
+                ready.getMessage());
+        assertTrue(Conditions.isTrue(refused.getStatus().getConditions(), Conditions.DEGRADED));
+        assertNull(admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-second-node").get(), "no node plugin on the directory");
+        assertNull(admin.apps().deployments().inNamespace(NS).withName("loopcsi-second-controller").get());
+        assertNull(admin.storage().v1().csiDrivers().withName("second.loopcsi.io").get());
+        StoragePool first = admin.resources(StoragePool.class).withName("first").get();
+        assertFalse(Conditions.isTrue(first.getStatus().getConditions(), Conditions.DEGRADED), "the older pool keeps working");
+        await("a warning Event names the conflict", () -> admin.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> "second".equals(e.getInvolvedObject().getName()) && "BackingDirConflict".equals(e.getReason())));
+
+        // a directory of its own: the pool rolls out
+        Kubectl.ok("patch", "storagepool", "second", "--type", "merge", "-p", "{\"spec\": {\"backingDir\": \"/srv/loopcsi-second\"}}");
+        DaemonSet node = await("second pool rolled out", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-second-node").get());
+        assertTrue(node.getSpec().getTemplate().getSpec().getVolumes().stream()
+                .anyMatch(v -> v.getHostPath() != null && "/srv/loopcsi-second".equals(v.getHostPath().getPath())));
+        Kubectl.ok("delete", "storagepool", "first", "second");
+        await("pools gone", () -> admin.resources(StoragePool.class).withName("first").get() == null
+                && admin.resources(StoragePool.class).withName("second").get() == null);
+    }
+
     static void assertOwned(List<OwnerReference> refs, String uid) {
         assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
     }

@@ -8,6 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +18,10 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /**
- * The committed CRD and RBAC must be what the build generates from the code (QOSDK writes them
- * into target/kubernetes/ at package time, so this runs as an integration test, after package).
- * With -Dloopcsi.update-manifests=true it rewrites the committed copies instead: `make manifests`.
+ * The committed CRD, RBAC and OLM bundle must be what the build generates from the code (QOSDK
+ * writes them into target/kubernetes/ and target/bundle/ at package time, so this runs as an
+ * integration test, after package). With -Dloopcsi.update-manifests=true it rewrites the
+ * committed copies instead: `make manifests` (= `make bundle`).
  */
 class GeneratedManifestsIT {
 
@@ -42,13 +46,37 @@ class GeneratedManifestsIT {
         @SuppressWarnings("unchecked")
         List<HasMetadata> docs = (List<HasMetadata>) (Object) Serialization.unmarshal(all);
         List<HasMetadata> rbac = docs.stream().filter(o -> RBAC_KINDS.contains(o.getKind())).toList();
-        assertTrue(rbac.stream().anyMatch(o -> o.getMetadata().getName().equals("storagepool-cluster-role")), "generated ClusterRole missing");
+        assertTrue(rbac.stream().anyMatch(o -> o.getMetadata().getName().equals("loopcsi-storagepool-cluster-role")), "generated ClusterRole missing");
         StringBuilder out = new StringBuilder(RBAC_HEADER);
         for (HasMetadata o : rbac) {
             o.getMetadata().setAnnotations(null);
             out.append(Serialization.asYaml(o));
         }
         check(Path.of("kubernetes", "rbac.yaml"), out.toString());
+    }
+
+    @Test
+    void committedOlmBundleIsTheGeneratedOne() throws IOException {
+        SortedMap<String, String> bundle = OlmBundle.generate(OlmBundle.GENERATED, OlmBundle.GENERATED_CRDS, OlmBundle.KUBERNETES);
+        Path dir = Path.of("olm-bundle");
+        Set<String> committed = new TreeSet<>();
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> files = Files.walk(dir)) {
+                files.filter(Files::isRegularFile).forEach(f -> committed.add(dir.relativize(f).toString()));
+            }
+        }
+        for (String stale : committed) {
+            if (!bundle.containsKey(stale)) {
+                if (UPDATE) {
+                    Files.delete(dir.resolve(stale));
+                } else {
+                    throw new AssertionError("olm-bundle/" + stale + " is no longer generated; run `make bundle` and commit the result");
+                }
+            }
+        }
+        for (var f : bundle.entrySet()) {
+            check(dir.resolve(f.getKey()), f.getValue());
+        }
     }
 
     private static void check(Path committed, String generated) throws IOException {
