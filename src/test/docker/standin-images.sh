@@ -27,7 +27,10 @@ rm -rf "$out"
 mkdir -p "$out"
 for name in "${names[@]}"; do
   base=${name##*/}
+  old=$(buildah inspect --type image --format '{{.FromImageID}}' "$name" 2>/dev/null || true)
   buildah bud --quiet --pull=never --layers --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
+  new=$(buildah inspect --type image --format '{{.FromImageID}}' "$name")
+  if [ -n "$old" ] && [ "$old" != "$new" ]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
   buildah push --quiet "$name" "docker-archive:$out/${base%%:*}.tar:$name" >/dev/null
   echo "$out/${base%%:*}.tar  $name (stand-in)"
 done
