@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make standin-images`: one stand-in image (Dockerfile.standin: busybox that only sleeps) per
-# sidecar image the operator can name (every registry.k8s.io/... literal under
+# sidecar image the operator can name (every sidecar image literal under
 # src/main/java/io/loopcsi/operator), each tagged with that exact name and written as a
-# docker-archive tarball OUT_DIR/<name>.tar for kube-testenv load-image. Needs root, buildah and
+# docker-archive tarball OUT_DIR/<name>_<tag>.tar for kube-testenv load-image. Needs root, buildah and
 # Debian's busybox-static; no registry.
 #
 #   standin-images.sh OUT_DIR
@@ -17,7 +17,10 @@ if [[ $(ldd "$busybox" 2>&1 || true) != *"not a dynamic"* ]]; then
   echo "standin-images: $busybox is not static: apt-get install busybox-static" >&2
   exit 1
 fi
-mapfile -t names < <(grep -rhoE '"registry\.k8s\.io/[^" ]+:[^" ]+"' src/main/java/io/loopcsi/operator | tr -d '"' | sort -u)
+# every sidecar image literal, whole ("registry.k8s.io/sig-storage/csi-resizer:v1.14.0") or by
+# name under the sig-storage registry (REGISTRY + "csi-resizer:v1.1.0")
+mapfile -t names < <(grep -rhoE '"(registry\.k8s\.io/sig-storage/)?(csi-[a-z-]+|livenessprobe|snapshot-controller):v[0-9][0-9A-Za-z.-]*"' \
+  src/main/java/io/loopcsi/operator | tr -d '"' | sed 's|^registry\.k8s\.io/sig-storage/||; s|^|registry.k8s.io/sig-storage/|' | sort -u)
 [ ${#names[@]} -gt 0 ] || { echo "standin-images: no sidecar image names found" >&2; exit 1; }
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
@@ -31,6 +34,6 @@ for name in "${names[@]}"; do
   buildah bud --quiet --pull=never --layers --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
   new=$(buildah inspect --type image --format '{{.FromImageID}}' "$name")
   if [ -n "$old" ] && [ "$old" != "$new" ]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
-  buildah push --quiet "$name" "docker-archive:$out/${base%%:*}.tar:$name" >/dev/null
-  echo "$out/${base%%:*}.tar  $name (stand-in)"
+  buildah push --quiet "$name" "docker-archive:$out/${base/:/_}.tar:$name" >/dev/null
+  echo "$out/${base/:/_}.tar  $name (stand-in)"
 done

@@ -161,6 +161,7 @@ class ProductOnNodeE2E {
         timing("node plugin pod scheduled after kubectl apply", t0);
         await("node plugin's loopcsi container started from the built image", () -> {
             Pod p = kube.pods().inNamespace(NS).withName(node.getMetadata().getName()).get();
+            failIfImageMissing(p);
             return container(p, "loopcsi").filter(c -> loopcsi.id().equals(c.getImageID())).isPresent();
         });
         timing("node plugin's loopcsi container created after kubectl apply", t0);
@@ -171,6 +172,7 @@ class ProductOnNodeE2E {
         });
         await("controller's stand-in sidecars running", () -> {
             Pod p = kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get();
+            failIfImageMissing(p);
             List<ContainerStatus> sidecars = p.getStatus().getContainerStatuses().stream().filter(c -> !c.getName().equals("loopcsi")).toList();
             return !sidecars.isEmpty() && sidecars.stream().allMatch(c -> c.getState().getRunning() != null
                     && standIns.containsKey(c.getImage()) && standIns.get(c.getImage()).id().equals(c.getImageID()));
@@ -285,6 +287,18 @@ class ProductOnNodeE2E {
             return Optional.empty();
         }
         return pod.getStatus().getContainerStatuses().stream().filter(c -> c.getName().equals(name)).findFirst();
+    }
+
+    /** A container whose image is not on the node: fail now, naming it (there is no registry to pull from). */
+    static void failIfImageMissing(Pod pod) {
+        for (ContainerStatus c : pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null ? List.<ContainerStatus>of()
+                : pod.getStatus().getContainerStatuses()) {
+            var waiting = c.getState() == null ? null : c.getState().getWaiting();
+            if (waiting != null && Set.of("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName").contains(waiting.getReason())) {
+                throw new AssertionError(pod.getMetadata().getName() + "/" + c.getName() + ": image " + c.getImage() + " is not on the node ("
+                        + waiting.getReason() + "); make standin-images makes the sidecar names it finds in src/main/java/io/loopcsi/operator");
+            }
+        }
     }
 
     /** A container that exited and was restarted by kubelet: fail now, with what it said before it died. */
