@@ -141,8 +141,11 @@ buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" ${version:+--
   -t "$image" -f "$dockerfile" . >/dev/null
 say "built $image in $(since "$t")"
 new=$(buildah inspect --type image --format '{{.FromImageID}}' "$image")
-# the previous build of this tag is now nameless: drop it (its layers stay while others share them)
-if [ -n "$old" ] && [ "$old" != "$new" ]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
+# the previous build of this tag, if it has no name left: drop it (layers others share stay)
+if [ -n "$old" ] && [ "$old" != "$new" ] && [ -z "$(buildah images --noheading --format '{{.ID}} {{.Name}}' \
+    | awk -v id="${old:0:12}" '$1 == id && $2 != "<none>"')" ]; then
+  buildah rmi "$old" >/dev/null 2>&1 || true
+fi
 
 t=$(now)
 mkdir -p "$(dirname "$out")"

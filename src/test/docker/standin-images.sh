@@ -33,7 +33,10 @@ for name in "${names[@]}"; do
   old=$(buildah inspect --type image --format '{{.FromImageID}}' "$name" 2>/dev/null || true)
   buildah bud --quiet --pull=never --layers --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
   new=$(buildah inspect --type image --format '{{.FromImageID}}' "$name")
-  if [ -n "$old" ] && [ "$old" != "$new" ]; then buildah rmi "$old" >/dev/null 2>&1 || true; fi
+  if [ -n "$old" ] && [ "$old" != "$new" ] && [ -z "$(buildah images --noheading --format '{{.ID}} {{.Name}}' \
+      | awk -v id="${old:0:12}" '$1 == id && $2 != "<none>"')" ]; then
+    buildah rmi "$old" >/dev/null 2>&1 || true
+  fi
   buildah push --quiet "$name" "docker-archive:$out/${base/:/_}.tar:$name" >/dev/null
   echo "$out/${base/:/_}.tar  $name (stand-in)"
 done
