@@ -31,7 +31,9 @@ mkdir -p "$out"
 for name in "${names[@]}"; do
   base=${name##*/}
   old=$(buildah inspect --type image --format '{{.FromImageID}}' "$name" 2>/dev/null || true)
-  buildah bud --quiet --pull=never --layers --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
+  # no --layers: buildah 1.28's layer cache ignores a changed build arg in ENV/LABEL, and every
+  # stand-in would say it stands in for the first name
+  buildah bud --quiet --pull=never --build-arg "STANDIN_FOR=$name" -t "$name" -f "$ctx/Dockerfile" "$ctx" >/dev/null
   new=$(buildah inspect --type image --format '{{.FromImageID}}' "$name")
   if [ -n "$old" ] && [ "$old" != "$new" ] && [ -z "$(buildah images --noheading --format '{{.ID}} {{.Name}}' \
       | awk -v id="${old:0:12}" '$1 == id && $2 != "<none>"')" ]; then
