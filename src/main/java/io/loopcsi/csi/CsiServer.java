@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -51,24 +50,19 @@ public class CsiServer {
     private static final Logger LOG = Logger.getLogger(CsiServer.class);
     /** Worker threads for calls; more calls than this queue (operations on one volume serialize anyway). */
     static final int WORKERS = 32;
-    /**
-     * Where to bind a unix endpoint instead of its own path: the launcher's cli.PrivateSocket,
-     * which publishes the socket under the endpoint's name once it is 0600 (issue 15).
-     */
+    /** The property of DriverConfig.csiBindPath(), set by the launcher. */
     public static final String BIND_PATH = "loopcsi.csi-bind-path";
 
     private final DriverConfig config;
     private final Duration shutdownTimeout;
     private final Instance<BindableService> services;
-    private final Optional<String> bindPath;
     private Server server;
     private ThreadPoolExecutor workers;
     private EventLoopGroup loops;
 
     CsiServer(DriverConfig config, @ConfigProperty(name = "quarkus.shutdown.timeout", defaultValue = "30s") Duration shutdownTimeout,
-            @GrpcService Instance<BindableService> services, @ConfigProperty(name = BIND_PATH) Optional<String> bindPath) {
+            @GrpcService Instance<BindableService> services) {
         this.config = config;
-        this.bindPath = bindPath;
         this.shutdownTimeout = shutdownTimeout;
         this.services = services;
     }
@@ -84,7 +78,7 @@ public class CsiServer {
                 throw new IllegalStateException("serving on a unix socket needs netty's epoll transport: " + Epoll.unavailabilityCause());
             }
             loops = new EpollEventLoopGroup(2);
-            b = NettyServerBuilder.forAddress(new DomainSocketAddress(bindPath.orElse(ep.socket().toString())))
+            b = NettyServerBuilder.forAddress(new DomainSocketAddress(config.csiBindPath().orElse(ep.socket().toString())))
                     .channelType(EpollServerDomainSocketChannel.class)
                     .bossEventLoopGroup(loops)
                     .workerEventLoopGroup(loops);

@@ -22,6 +22,13 @@ public interface DriverConfig {
     /** The CSI endpoint (unix:///PATH or tcp://HOST:PORT) that CsiServer serves, set by the launcher; unset: no CSI served. */
     Optional<String> endpoint();
 
+    /**
+     * Where CsiServer binds a unix endpoint instead of its own path: the launcher's
+     * cli.PrivateSocket, which publishes the socket under the endpoint's name once it is 0600
+     * (issue 15). Unset: the endpoint's own path.
+     */
+    Optional<String> csiBindPath();
+
     /** This node's ID (NodeGetInfo, topology); the host name when unset. */
     Optional<String> nodeId();
 
