@@ -50,6 +50,12 @@ release_backing() { # unmount and detach whatever still uses files under the poo
   awk -v r="$root" '$5 == r || index($5, r "/") == 1 { print $5 }' /proc/self/mountinfo | sort -r | while read -r mp; do
     umount -l "$mp" || true
   done
+  # by inode: the kernel names a file attached inside a pod by the pod's (gone) mount, "/volumes/x.img"
+  find "$root" -type f -print0 2>/dev/null | while IFS= read -r -d '' file; do
+    losetup --list --noheadings --output NAME --associated "$file" 2>/dev/null | while read -r dev; do
+      losetup -d "$dev" || true
+    done
+  done
   for dev in /sys/block/loop*; do
     file=$(cat "$dev/loop/backing_file" 2>/dev/null) || continue
     case $file in "$root"/*) losetup -d "/dev/${dev##*/}" || true ;; esac

@@ -1,6 +1,7 @@
 package io.loopcsi.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -14,26 +15,38 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
+import csi.v1.ProbeRequest;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.loopcsi.testing.CsiClient;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopPoolNodeStatus;
+import io.loopcsi.handoff.LoopVolume;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.kube.Kubectl;
+import io.loopcsi.operator.status.Conditions;
 
 /**
  * The whole product on a real kubelet (kube-testenv up --with-node: kubelet + containerd), as an
@@ -59,7 +72,6 @@ class ProductOnNodeE2E {
     static final String POOL = "local";
     static final String DRIVER = POOL + ".loopcsi.io";
     static final Duration WAIT = Duration.ofSeconds(240);
-    static final String NOT_YET = "not yet run: needs the controller and node roles (issue 10), which the image does not have yet";
 
     static KubernetesClient kube;
     static KubernetesServiceRoute route;
@@ -183,58 +195,484 @@ class ProductOnNodeE2E {
         timing("controller pod's containers created after kubectl apply", t0);
     }
 
-    // The issue's steps, in order, once the pool's pods serve (issue 10). Each is a skipped test
-    // until then, never one that passes without checking.
+    // The issue's steps. The sidecars are stand-ins that sleep: their part (CreateVolume,
+    // ControllerExpandVolume, CreateSnapshot, DeleteVolume, and the PV objects they write) is done
+    // here through `loopcsi csc` in the controller's loopcsi container (kubectl exec), as csi-
+    // provisioner, csi-resizer and csi-snapshotter would call the same socket. Everything on the
+    // node is kubelet's own work: registration, stage, publish, expand, unpublish, unstage.
+
+    static final String TOPOLOGY_KEY = "topology.loopcsi.io/node";
+    static final String BACKING_DIR = "/var/lib/loopcsi/local";
+    static final long GI = 1L << 30;
+    /** The application pods run the built image too: it has sh, df, dd and blockdev. */
+    static final Map<String, String> VOLUMES = new LinkedHashMap<>(); // claim -> CSI volume ID
+    static final Map<String, String> CONTAINER_LOGS = new LinkedHashMap<>();
+    static String snapshotId;
 
     @Test
     @Order(10)
-    @Disabled(NOT_YET)
     void step1_poolReadyNodePluginRegisteredWithKubeletCapacityPublished() {
-        // pool Ready=True; CSINode kube-testenv-node lists local.loopcsi.io with topology key
-        // topology.loopcsi.io/node; per-node capacity in the pool status and CSIStorageCapacity
+        assumeTrue(operatorRunning, "the operator does not run");
+        long t0 = System.nanoTime();
+        await("pool Ready=True", () -> {
+            StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
+            return p.getStatus() != null && Conditions.isTrue(p.getStatus().getConditions(), Conditions.READY);
+        });
+        timing("pool Ready=True (after the rollout)", t0);
+        var driver = await("CSINode " + NODE + " lists " + DRIVER + " (kubelet registered the node plugin)", () -> {
+            var csiNode = kube.storage().v1().csiNodes().withName(NODE).get();
+            return csiNode == null ? null : csiNode.getSpec().getDrivers().stream().filter(d -> d.getName().equals(DRIVER)).findFirst().orElse(null);
+        });
+        timing("node plugin registered with kubelet (CSINode)", t0);
+        assertEquals(List.of(TOPOLOGY_KEY), driver.getTopologyKeys());
+        assertEquals(NODE, driver.getNodeID());
+        assertEquals(NODE, kube.nodes().withName(NODE).get().getMetadata().getLabels().get(TOPOLOGY_KEY), "kubelet labelled the node with the topology");
+        LoopPoolNodeStatus capacity = await("the node's capacity published", () -> {
+            LoopPoolNode n = kube.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(POOL, NODE)).get();
+            return n == null ? null : n.getStatus();
+        });
+        assertEquals(50 * GI, capacity.getTotalBytes(), "capacityPerNode of the example pool");
+        StoragePool pool = await("the pool sums it", () -> {
+            StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
+            return Integer.valueOf(1).equals(p.getStatus().getReportingNodes()) ? p : null;
+        });
+        assertEquals("50Gi", pool.getStatus().getCapacity());
+        assertTrue(Kubectl.ok("get", "storagepool", POOL).contains("50Gi"), "kubectl get storagepool shows the capacity");
+        publishCapacityAsTheProvisionerDoes();
     }
 
     @Test
     @Order(11)
-    @Disabled(NOT_YET)
     void step2_xfsClaimBoundPodRunningDataWritten() {
+        assumeTrue(operatorRunning, "the operator does not run");
+        long t0 = System.nanoTime();
+        claim("data", "loopcsi-xfs", "1Gi", "Filesystem");
+        // a non-root application with an fsGroup (issue 15): kubelet gives the group the volume
+        pod("app", "data", false, 1000L, 2000L, "echo 'written by app' > /data/hello.txt && sync");
+        String id = provisionAsTheProvisionerDoes("data", "loopcsi-xfs", "1Gi", "SINGLE_NODE_WRITER,mount,xfs", null);
+        await("PVC data Bound", () -> "Bound".equals(kube.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getPhase()));
+        timing("PVC to Bound (claim created, CreateVolume through csc, PV written)", t0);
+        awaitRunning("app");
+        timing("pod to Running with a new volume (from the claim's creation)", t0);
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        assertEquals("2000", exec("app", "stat", "-c", "%g", "/data/hello.txt").strip(), "the file belongs to the fsGroup");
+        assertTrue(Files.exists(backingFile(id)), "the backing file is on the node: " + backingFile(id));
+
+        // a pod with another uid and no fsGroup cannot write there
+        Kubectl.apply(podYaml("intruder", "data", false, 3000L, null, "if touch /data/intruder 2>/dev/null; then echo WROTE; else echo DENIED; fi", "Never"));
+        await("intruder done", () -> {
+            String phase = kube.pods().inNamespace("default").withName("intruder").get().getStatus().getPhase();
+            return "Succeeded".equals(phase) || "Failed".equals(phase);
+        });
+        assertEquals("DENIED", Kubectl.ok("logs", "intruder").strip(), "uid 3000 without the fsGroup wrote into the volume");
+        deletePods("intruder");
     }
 
     @Test
     @Order(12)
-    @Disabled(NOT_YET)
-    void step3_dataSurvivesPodRecreationAndANodePluginRestart() {
+    void step3_dataSurvivesPodRecreationAndANodePluginRestart() throws InterruptedException {
+        assumeTrue(VOLUMES.containsKey("data"));
+        deletePods("app");
+        pod("app", "data", false, 1000L, 2000L, "true");
+        awaitRunning("app");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip(), "the data after the pod's re-creation");
+
+        Pod plugin = podWith("app.kubernetes.io/component", "node");
+        long t0 = System.nanoTime();
+        Kubectl.ok("-n", NS, "delete", "pod", plugin.getMetadata().getName(), "--grace-period=1", "--wait=true");
+        double startToProbe = nodePluginStartToFirstProbe(plugin.getMetadata().getUid());
+        System.out.printf("e2e timing: node plugin container start to its first Probe (measured from /proc)  %6.2f s%n", startToProbe);
+        // the application keeps its mount while no node plugin runs
+        exec("app", "sh", "-c", "echo 'written while the plugin was away' > /data/during.txt && sync");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        Pod next = await("a new node plugin pod ready", () -> {
+            Pod p = podWith("app.kubernetes.io/component", "node");
+            return p != null && !p.getMetadata().getUid().equals(plugin.getMetadata().getUid())
+                    && container(p, "loopcsi").map(ContainerStatus::getReady).orElse(false) ? p : null;
+        });
+        timing("node plugin pod killed to its successor ready", t0);
+        assertEquals("written while the plugin was away", exec("app", "cat", "/data/during.txt").strip());
+        // a new pod after the plugin's restart: kubelet unpublishes the old one and publishes through the new plugin
+        deletePods("app");
+        pod("app", "data", false, 1000L, 2000L, "true");
+        awaitRunning("app");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        assertEquals("written while the plugin was away", exec("app", "cat", "/data/during.txt").strip());
+        assertEquals(0, container(kube.pods().inNamespace(NS).withName(next.getMetadata().getName()).get(), "loopcsi").orElseThrow().getRestartCount());
     }
 
     @Test
     @Order(13)
-    @Disabled(NOT_YET)
     void step4_blockClaimHasItsSizeAndBytesSurviveAPodRestart() {
+        assumeTrue(operatorRunning);
+        claim("raw", "loopcsi-block", "64Mi", "Block");
+        pod("blockapp", "raw", true, null, null, "printf 'raw bytes' | dd of=/dev/xvda conv=notrunc,fsync 2>/dev/null");
+        provisionAsTheProvisionerDoes("raw", "loopcsi-block", "64Mi", "SINGLE_NODE_WRITER,block", null);
+        awaitRunning("blockapp");
+        assertEquals(Long.toString(64L << 20), exec("blockapp", "blockdev", "--getsize64", "/dev/xvda").strip());
+        await("the bytes written", () -> "raw bytes".equals(exec("blockapp", "sh", "-c", "dd if=/dev/xvda bs=9 count=1 2>/dev/null")));
+        deletePods("blockapp");
+        pod("blockapp", "raw", true, null, null, "true");
+        awaitRunning("blockapp");
+        assertEquals("raw bytes", exec("blockapp", "sh", "-c", "dd if=/dev/xvda bs=9 count=1 2>/dev/null"), "the bytes after a pod restart");
     }
 
     @Test
     @Order(14)
-    @Disabled(NOT_YET)
     void step5_onlineExpansionGrowsTheFilesystemInTheRunningPod() {
+        assumeTrue(VOLUMES.containsKey("data"));
+        long before = Long.parseLong(exec("app", "sh", "-c", "df -B1 /data | awk 'NR==2 {print $2}'").strip());
+        assertTrue(before < GI, "1Gi before: " + before);
+        long t0 = System.nanoTime();
+        // the user asks for more
+        Kubectl.ok("patch", "pvc", "data", "--type=merge", "-p", "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}");
+        // csi-resizer's part: ControllerExpandVolume, then the PV's new capacity
+        String out = csc("controller", "expand-volume", VOLUMES.get("data"), "--req-bytes", "2Gi");
+        assertEquals(Long.toString(2 * GI), json(out).path("capacityBytes").asText(), out);
+        assertTrue(json(out).path("nodeExpansionRequired").asBoolean(), out);
+        String pv = pvName("data");
+        Kubectl.ok("patch", "pv", pv, "--type=merge", "-p", "{\"spec\":{\"capacity\":{\"storage\":\"2Gi\"}}}");
+        // kubelet sees the PV larger than the claim's status at its next sync of the pod (every
+        // minute); a change to the pod makes that sync now
+        Kubectl.ok("annotate", "pod", "app", "e2e.loopcsi.io/resized=2Gi", "--overwrite");
+        await("kubelet expanded the volume (the claim's status says 2Gi)", () -> "2Gi".equals(
+                kube.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getCapacity().get("storage").toString()));
+        timing("online expansion, claim patched to kubelet's NodeExpandVolume done", t0);
+        long after = Long.parseLong(exec("app", "sh", "-c", "df -B1 /data | awk 'NR==2 {print $2}'").strip());
+        assertTrue(after > 1900L * (1 << 20), "the filesystem in the running pod grew: " + before + " -> " + after);
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
     }
 
     @Test
     @Order(15)
-    @Disabled(NOT_YET)
     void step6_snapshotRestoredIntoANewClaimHoldsTheData() {
+        assumeTrue(VOLUMES.containsKey("data"));
+        // csi-snapshotter's part: CreateSnapshot of the volume in use
+        String out = csc("controller", "create-snapshot", "snapshot-e2e-1", "--source-volume", VOLUMES.get("data"));
+        snapshotId = json(out).path("snapshot").path("snapshotId").asText();
+        assertTrue(json(out).path("snapshot").path("readyToUse").asBoolean(), out);
+        long t0 = System.nanoTime();
+        claim("restored", "loopcsi-xfs", "2Gi", "Filesystem");
+        pod("reader", "restored", false, 1000L, 2000L, "true");
+        provisionAsTheProvisionerDoes("restored", "loopcsi-xfs", "2Gi", "SINGLE_NODE_WRITER,mount,xfs", snapshotId);
+        awaitRunning("reader");
+        timing("restored claim's pod to Running (from the claim's creation)", t0);
+        assertEquals("written by app", exec("reader", "cat", "/data/hello.txt").strip(), "the restored volume holds the snapshot's data");
     }
 
     @Test
     @Order(16)
-    @Disabled(NOT_YET)
-    void step7_deletedClaimsLeaveNoBackingFilesAndThePoolGoesLast() {
+    void step7_deletedClaimsLeaveNoBackingFilesAndThePoolGoesLast() throws InterruptedException {
+        assumeTrue(!VOLUMES.isEmpty());
+        printMemory(); // while every volume is in use
+        deletePods("app", "blockapp", "reader");
+        Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
+        await("the pool's deletion is held while its PVs exist", () -> Conditions.find(
+                kube.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(), Conditions.READY)
+                .map(c -> "DeletionBlocked".equals(c.getReason())).orElse(false));
+        assertTrue(Files.exists(backingFile(VOLUMES.get("data"))));
+        // the claims go; csi-provisioner's part for reclaimPolicy Delete: DeleteVolume (retried while
+        // kubelet's unstage is still letting go), then the PV object
+        Kubectl.ok("delete", "pvc", "data", "raw", "restored", "--wait=false");
+        for (Map.Entry<String, String> v : VOLUMES.entrySet()) {
+            deleteVolumeAsTheProvisionerDoes(v.getValue());
+            assertFalse(Files.exists(backingFile(v.getValue())), "backing file of " + v.getKey() + " gone");
+        }
+        csc("controller", "delete-snapshot", snapshotId);
+        // step 8 reads these pods' logs: they go with the pool
+        captureLoopcsiLogs();
+        for (String claim : VOLUMES.keySet()) {
+            Kubectl.ok("delete", "pv", pvName(claim), "--wait=true");
+        }
+        await("no claims left", () -> kube.persistentVolumeClaims().inNamespace("default").list().getItems().isEmpty());
+        long t0 = System.nanoTime();
+        await("the pool is gone once its PVs are", () -> kube.resources(StoragePool.class).withName(POOL).get() == null);
+        timing("pool deleted after its last PV", t0);
+        await("the pool's pods are gone", () -> kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).list().getItems().isEmpty());
+        try (Stream<Path> left = Files.list(Path.of(BACKING_DIR, "volumes"))) {
+            assertEquals(List.of(), left.toList(), "no volume files left in the pool's backing directory");
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(kube.resources(LoopVolume.class).list().getItems().isEmpty(), "no LoopVolume left");
     }
 
     @Test
     @Order(17)
-    @Disabled(NOT_YET)
     void step8_noLoopcsiContainerLogsAnErrorOrStackTrace() {
-        // today only the operator's log is checked (theOperatorRuns...)
+        assumeTrue(operatorRunning);
+        Pod operator = onePod("app.kubernetes.io/component", "operator");
+        CONTAINER_LOGS.put(operator.getMetadata().getName() + "/operator", logs(operator, "operator", false));
+        assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-node-")), "the node plugin's log: " + CONTAINER_LOGS.keySet());
+        assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-controller-")), "the controller's log: " + CONTAINER_LOGS.keySet());
+        CONTAINER_LOGS.forEach((container, log) -> {
+            assertFalse(log.isBlank(), container + " logged nothing");
+            try {
+                assertCleanLog(log);
+            } catch (AssertionError e) {
+                throw new AssertionError(container + ": " + e.getMessage());
+            }
+        });
+    }
+
+    // --- what the stand-in sidecars would do, and the application pods
+
+    /** csi-provisioner's socket in the controller pod (Sidecars.SOCKET). */
+    static final String CONTROLLER_SOCKET = "unix:///csi/csi.sock";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static String controllerPod() {
+        return await("a running controller pod", () -> {
+            Pod p = podWith("app.kubernetes.io/component", "controller");
+            return p != null && container(p, "loopcsi").map(ContainerStatus::getReady).orElse(false) ? p.getMetadata().getName() : null;
+        });
+    }
+
+    /** `loopcsi csc SERVICE VERB ... --format json` in the controller's loopcsi container; its output, or fails with it. */
+    static String csc(String... args) {
+        Kubectl.Result r = cscResult(args);
+        if (r.exit() != 0) {
+            throw new AssertionError("loopcsi csc " + String.join(" ", args) + " exited " + r.exit() + ": " + r.out());
+        }
+        return r.out();
+    }
+
+    static Kubectl.Result cscResult(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("-n", NS, "exec", controllerPod(), "-c", "loopcsi", "--", "/opt/loopcsi/loopcsi", "csc"));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--endpoint", CONTROLLER_SOCKET, "--format", "json"));
+        return Kubectl.run(cmd.toArray(String[]::new));
+    }
+
+    /** The last JSON line of csc's output (kubectl may print warnings before it). */
+    static JsonNode json(String out) {
+        String line = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no JSON in: " + out));
+        try {
+            return JSON.readTree(line);
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + line, e);
+        }
+    }
+
+    /**
+     * csi-provisioner's capacity tracking (--enable-capacity): one CSIStorageCapacity per class
+     * for the node's topology, from GetCapacity. The CSIDriver says storageCapacity: true, so the
+     * scheduler places no pod with a new claim without them.
+     */
+    static void publishCapacityAsTheProvisionerDoes() {
+        for (String sc : List.of("loopcsi-xfs", "loopcsi-block")) {
+            StorageClass c = kube.storage().v1().storageClasses().withName(sc).get();
+            String fs = c.getParameters().get("csi.storage.k8s.io/fstype");
+            String out = csc("controller", "get-capacity", "--cap", "SINGLE_NODE_WRITER," + (fs == null ? "block" : "mount," + fs),
+                    "--params", "loopcsi.io/pool=" + c.getParameters().get("loopcsi.io/pool"));
+            String bytes = json(out).path("availableCapacity").asText();
+            assertTrue(Long.parseLong(bytes) > 40 * GI, "GetCapacity of an empty 50Gi pool: " + out);
+            Kubectl.apply("""
+                    apiVersion: storage.k8s.io/v1alpha1
+                    kind: CSIStorageCapacity
+                    metadata: {name: e2e-%s, namespace: %s}
+                    storageClassName: %s
+                    nodeTopology: {matchLabels: {%s: %s}}
+                    capacity: "%s"
+                    """.formatted(sc, NS, sc, TOPOLOGY_KEY, NODE, bytes));
+        }
+    }
+
+    static void claim(String name, String storageClass, String size, String mode) {
+        Kubectl.apply("""
+                apiVersion: v1
+                kind: PersistentVolumeClaim
+                metadata: {name: %s, namespace: default}
+                spec:
+                  storageClassName: %s
+                  volumeMode: %s
+                  accessModes: [ReadWriteOnce]
+                  resources: {requests: {storage: %s}}
+                """.formatted(name, storageClass, mode, size));
+    }
+
+    /** An application pod: runs SCRIPT, then sleeps until deleted; the claim at /data or as the device /dev/xvda. */
+    static void pod(String name, String claim, boolean block, Long uid, Long fsGroup, String script) {
+        Kubectl.apply(podYaml(name, claim, block, uid, fsGroup, script + " && { trap 'exit 0' TERM; sleep 100000 & wait; }", "Always"));
+    }
+
+    static String podYaml(String name, String claim, boolean block, Long uid, Long fsGroup, String script, String restart) {
+        String security = uid == null ? "{}" : "{runAsUser: %d, runAsGroup: %d%s}".formatted(uid, uid, fsGroup == null ? "" : ", fsGroup: " + fsGroup);
+        String attach = block ? "volumeDevices: [{name: vol, devicePath: /dev/xvda}]" : "volumeMounts: [{name: vol, mountPath: /data}]";
+        return """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: %s, namespace: default}
+                spec:
+                  restartPolicy: %s
+                  terminationGracePeriodSeconds: 2
+                  securityContext: %s
+                  containers:
+                  - name: app
+                    image: %s
+                    imagePullPolicy: Never
+                    command: [sh, -c, %s]
+                    %s
+                  volumes: [{name: vol, persistentVolumeClaim: {claimName: %s}}]
+                """.formatted(name, restart, security, loopcsi.name(), quoted(script), attach, claim);
+    }
+
+    static String quoted(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /**
+     * csi-provisioner for a WaitForFirstConsumer claim: once the scheduler selected a node for the
+     * claim's pod, CreateVolume named pvc-UID with the class' parameters (and
+     * --extra-create-metadata's), then the PV bound to the claim with the volume's node affinity.
+     * Returns the volume ID.
+     */
+    static String provisionAsTheProvisionerDoes(String claim, String storageClass, String size, String cap, String fromSnapshot) {
+        var pvc = await("the scheduler selected a node for claim " + claim, () -> {
+            var c = kube.persistentVolumeClaims().inNamespace("default").withName(claim).get();
+            return c.getMetadata().getAnnotations() != null && c.getMetadata().getAnnotations().containsKey("volume.kubernetes.io/selected-node") ? c : null;
+        });
+        assertEquals(NODE, pvc.getMetadata().getAnnotations().get("volume.kubernetes.io/selected-node"));
+        String pv = "pvc-" + pvc.getMetadata().getUid();
+        StorageClass sc = kube.storage().v1().storageClasses().withName(storageClass).get();
+        String fs = sc.getParameters().get("csi.storage.k8s.io/fstype");
+        String params = "loopcsi.io/pool=" + sc.getParameters().get("loopcsi.io/pool") + ",csi.storage.k8s.io/pvc/name=" + claim
+                + ",csi.storage.k8s.io/pvc/namespace=default,csi.storage.k8s.io/pv/name=" + pv;
+        List<String> args = new ArrayList<>(List.of("controller", "create-volume", pv, "--req-bytes", size, "--cap", cap, "--params", params));
+        if (fromSnapshot != null) {
+            args.addAll(List.of("--source-snapshot", fromSnapshot));
+        }
+        JsonNode volume = json(csc(args.toArray(String[]::new))).path("volume");
+        String id = volume.path("volumeId").asText();
+        assertEquals(NODE, volume.path("accessibleTopology").path(0).path("segments").path(TOPOLOGY_KEY).asText(), volume.toString());
+        VOLUMES.put(claim, id);
+        Kubectl.apply("""
+                apiVersion: v1
+                kind: PersistentVolume
+                metadata:
+                  name: %s
+                  annotations: {pv.kubernetes.io/provisioned-by: %s}
+                spec:
+                  capacity: {storage: "%s"}
+                  accessModes: [ReadWriteOnce]
+                  persistentVolumeReclaimPolicy: Delete
+                  storageClassName: %s
+                  volumeMode: %s
+                  claimRef: {namespace: default, name: %s, uid: %s}
+                  csi: {driver: %s, volumeHandle: %s%s}
+                  nodeAffinity:
+                    required:
+                      nodeSelectorTerms: [{matchExpressions: [{key: %s, operator: In, values: [%s]}]}]
+                """.formatted(pv, DRIVER, volume.path("capacityBytes").asText(), storageClass, fs == null ? "Block" : "Filesystem", claim,
+                pvc.getMetadata().getUid(), DRIVER, id, fs == null ? "" : ", fsType: " + fs, TOPOLOGY_KEY, NODE));
+        return id;
+    }
+
+    static String pvName(String claim) {
+        return kube.persistentVolumeClaims().inNamespace("default").withName(claim).get() != null
+                ? kube.persistentVolumeClaims().inNamespace("default").withName(claim).get().getSpec().getVolumeName()
+                : kube.persistentVolumes().list().getItems().stream().filter(p -> claim.equals(p.getSpec().getClaimRef().getName()))
+                        .map(p -> p.getMetadata().getName()).findFirst().orElseThrow();
+    }
+
+    /** DeleteVolume, retried while the node still refuses it as in use (FAILED_PRECONDITION), as csi-provisioner retries. */
+    static void deleteVolumeAsTheProvisionerDoes(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            Kubectl.Result r = cscResult("controller", "delete-volume", id);
+            if (r.exit() == 0) {
+                return;
+            }
+            if (r.exit() != 9 || System.nanoTime() > deadline) {
+                throw new AssertionError("DeleteVolume " + id + " exited " + r.exit() + ": " + r.out());
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    static void awaitRunning(String pod) {
+        await("pod " + pod + " Running and ready", () -> {
+            Pod p = kube.pods().inNamespace("default").withName(pod).get();
+            return p != null && container(p, "app").map(ContainerStatus::getReady).orElse(false);
+        });
+    }
+
+    static String exec(String pod, String... command) {
+        List<String> cmd = new ArrayList<>(List.of("exec", pod, "-c", "app", "--"));
+        cmd.addAll(List.of(command));
+        return Kubectl.ok(cmd.toArray(String[]::new));
+    }
+
+    static void deletePods(String... pods) {
+        List<String> cmd = new ArrayList<>(List.of("delete", "pod", "--ignore-not-found", "--wait=true"));
+        cmd.addAll(List.of(pods));
+        Kubectl.ok(cmd.toArray(String[]::new));
+    }
+
+    /** The node is this machine: the pool's backing files are here. */
+    static Path backingFile(String volumeId) {
+        return Path.of(BACKING_DIR, "volumes", volumeId + ".img");
+    }
+
+    static void captureLoopcsiLogs() {
+        for (Pod p : kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).list().getItems()) {
+            CONTAINER_LOGS.put(p.getMetadata().getName() + "/loopcsi", logs(p, "loopcsi", false));
+        }
+    }
+
+    /**
+     * For the note, not a check: seconds from the first process of the node plugin's new loopcsi
+     * container (its start time in /proc: the node is this machine) to the first Probe answered on
+     * the CSI socket kubelet uses, polled every 10 ms from here.
+     */
+    static double nodePluginStartToFirstProbe(String oldUid) throws InterruptedException {
+        Path socket = Path.of("/var/lib/kubelet/plugins/" + DRIVER + "/csi.sock");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        double probedAt = -1;
+        while (probedAt < 0 && System.nanoTime() < deadline) {
+            if (Files.exists(socket)) {
+                try (CsiClient c = new CsiClient(socket)) {
+                    c.identity.withDeadlineAfter(1, TimeUnit.SECONDS).probe(ProbeRequest.getDefaultInstance());
+                    probedAt = uptime();
+                } catch (RuntimeException notYet) {
+                    // not listening yet
+                }
+            }
+            Thread.sleep(10);
+        }
+        assertTrue(probedAt > 0, "the new node plugin answered Probe on " + socket);
+        Pod p = await("the new node plugin's container", () -> {
+            Pod n = podWith("app.kubernetes.io/component", "node");
+            return n != null && !n.getMetadata().getUid().equals(oldUid)
+                    && container(n, "loopcsi").map(ContainerStatus::getContainerID).isPresent() ? n : null;
+        });
+        String id = container(p, "loopcsi").orElseThrow().getContainerID().replaceFirst("^.*://", "");
+        double started = Double.MAX_VALUE;
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : procs.filter(x -> x.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    if (Files.readString(proc.resolve("cgroup")).contains(id)) {
+                        String stat = Files.readString(proc.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        started = Math.min(started, Long.parseLong(f[19]) / 100.0); // starttime, clock ticks (USER_HZ 100)
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // exited meanwhile
+                }
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(started < Double.MAX_VALUE, "the container's processes");
+        return probedAt - started;
+    }
+
+    static double uptime() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
     }
 
     // --- helpers
