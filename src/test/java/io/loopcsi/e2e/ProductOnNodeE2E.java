@@ -402,7 +402,7 @@ class ProductOnNodeE2E {
     void step8_noLoopcsiContainerLogsAnErrorOrStackTrace() {
         assumeTrue(operatorRunning);
         Pod operator = onePod("app.kubernetes.io/component", "operator");
-        CONTAINER_LOGS.put(operator.getMetadata().getName() + "/operator", logs(operator, "operator", false));
+        captureLog(operator, "operator");
         assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-node-")), "the node plugin's log: " + CONTAINER_LOGS.keySet());
         assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-controller-")), "the controller's log: " + CONTAINER_LOGS.keySet());
         CONTAINER_LOGS.forEach((container, log) -> {
@@ -616,7 +616,15 @@ class ProductOnNodeE2E {
 
     static void captureLoopcsiLogs() {
         for (Pod p : kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).list().getItems()) {
-            CONTAINER_LOGS.put(p.getMetadata().getName() + "/loopcsi", logs(p, "loopcsi", false));
+            captureLog(p, "loopcsi");
+        }
+    }
+
+    /** The container's log, and that of its previous run when kubelet restarted it (`kubectl logs --previous`). */
+    static void captureLog(Pod p, String container) {
+        CONTAINER_LOGS.put(p.getMetadata().getName() + "/" + container, logs(p, container, false));
+        if (container(p, container).map(ContainerStatus::getRestartCount).orElse(0) > 0) {
+            CONTAINER_LOGS.put(p.getMetadata().getName() + "/" + container + " (previous run)", logs(p, container, true));
         }
     }
 
