@@ -5,7 +5,8 @@
 # (asked with curl over HTTP/2 every 10 ms), with the image's class-data archive and without it
 # (LOOPCSI_CDS=off), alternately, STARTS times each. Prints medians, min/max, and the JVM's CPU
 # time (user + system) and RSS at the first Probe: on a busy machine the CPU time says more than
-# the wall time. Needs root, buildah, curl. Not a test: numbers for docs/performance.md.
+# the wall time. Needs root, buildah, curl, /dev/loop-control (bound into the container: the driver
+# refuses a host without loop support). Not a test: numbers for docs/performance.md.
 #
 #   [JAVA_OPTS=...] bash bench/image-start.sh [IMAGE] [STARTS]      (JAVA_OPTS replaces the image's)
 set -euo pipefail
@@ -33,7 +34,7 @@ one() { # one on|off -> "MS RSS_KIB CPU_MS"
   local t0 t1 pid jvm rss cpu
   t0=$(date +%s%N)
   # the image's own JAVA_OPTS unless the caller sets one
-  buildah run --env LOOPCSI_CDS="$1" ${JAVA_OPTS+--env "JAVA_OPTS=$JAVA_OPTS"} -v "$work/sock:/run/loopcsi" "$ctr" -- \
+  buildah run -v /dev/loop-control:/dev/loop-control --env LOOPCSI_CDS="$1" ${JAVA_OPTS+--env "JAVA_OPTS=$JAVA_OPTS"} -v "$work/sock:/run/loopcsi" "$ctr" -- \
     /opt/loopcsi/loopcsi standalone --endpoint unix:///run/loopcsi/csi.sock --data-dir /tmp/pool --capacity 1Gi \
     >"$work/log" 2>&1 &
   pid=$!
