@@ -1,13 +1,18 @@
-# loopcsi: `make run` serves the standalone driver, `make test` runs every test, `make bench` the benchmarks.
+# loopcsi: `make run` serves the standalone driver, `make test` runs every test, `make bench` the benchmarks,
+# `make image` the container image, `make e2e` the product on a real kubelet.
 SHELL := /bin/bash
 MVN := ./mvnw -B
 ENDPOINT ?= unix://./run/csi.sock
 DATA ?= ./data
 CAPACITY ?= 20Gi
 APP := target/quarkus-app/quarkus-run.jar
-SOURCES := pom.xml $(shell find proto src/main -type f 2>/dev/null)
+SOURCES := pom.xml $(shell find proto src/main -type f -not -path 'src/main/docker/*' 2>/dev/null)
+VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head -1)
+# the image the manifests and the StoragePool defaults name (kubernetes/operator.yaml, operator/api/Images.java)
+IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
+IMAGE_TAR := target/loopcsi-image.tar
 
-.PHONY: build run test test-kube manifests crds bundle demo bench native native-check clean
+.PHONY: build run test test-kube manifests crds bundle demo bench native native-check image standin-images e2e clean
 
 build: $(APP)
 
@@ -54,6 +59,22 @@ native:
 
 native-check:
 	bash ../shared/tools/native-check
+
+# The JVM image (src/main/docker/Dockerfile.jvm) built offline with buildah from a Debian base made
+# by debootstrap (cached), as a docker-archive tarball; root, apt-get install buildah debootstrap.
+# With a registry, build the same Dockerfile with docker/podman instead (README, "The image").
+image: $(IMAGE_TAR)
+
+$(IMAGE_TAR): $(APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
+	bash src/main/docker/offline-image.sh $(IMAGE) $@
+
+# Stand-ins for the CSI sidecar images (busybox that sleeps, tagged with their names), for the e2e node.
+standin-images:
+	bash src/test/docker/standin-images.sh target/standin-images
+
+# The product on a real kubelet and containerd (../shared/tools/kube-testenv up --with-node); not in `make test`.
+e2e: image standin-images
+	bash .ci/e2e.sh
 
 clean:
 	$(MVN) -q clean

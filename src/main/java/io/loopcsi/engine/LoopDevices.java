@@ -33,20 +33,38 @@ public class LoopDevices {
         this.sysBlock = sysBlock;
     }
 
-    /** The attached loop device (e.g. /dev/loop3) whose backing file is this file, if any. */
+    /**
+     * The attached loop device (e.g. /dev/loop3) whose backing file is this file, if any. The
+     * kernel names a backing file by its path in the mount the attaching process used: a device
+     * attached by an earlier driver process in another mount namespace (the previous node plugin
+     * container, whose bind mount of the pool directory is gone) reads as "/volumes/x.img". Such
+     * a device, whose path ends in the file's name, is matched by device and inode (losetup
+     * --associated), so a restarted driver finds it instead of attaching the file a second time.
+     */
     public Optional<String> find(Path backingFile) {
         String wanted = backingFile.toAbsolutePath().normalize().toString();
+        String suffix = "/" + backingFile.getFileName();
+        boolean elsewhere = false;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
             for (Path dev : ds) {
                 String backing = readBacking(dev);
                 if (wanted.equals(backing)) {
                     return Optional.of("/dev/" + dev.getFileName());
                 }
+                elsewhere |= backing != null && backing.endsWith(suffix);
             }
         } catch (IOException e) {
             throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
         }
-        return Optional.empty();
+        return elsewhere ? byInode(wanted) : Optional.empty();
+    }
+
+    private Optional<String> byInode(String file) {
+        CommandRunner.Result r = runner.exec("losetup", "--list", "--noheadings", "--output", "NAME", "--associated", file);
+        if (!r.ok()) {
+            return Optional.empty();
+        }
+        return r.stdout().lines().map(String::strip).filter(l -> l.startsWith("/dev/loop")).findFirst();
     }
 
     /** How many attached loop devices have a backing file inside this directory. */

@@ -25,17 +25,29 @@ public class OperatorRole {
     private static final Logger LOG = Logger.getLogger(OperatorRole.class);
     private volatile Operator started;
     private volatile boolean stopping;
+    private volatile boolean operatorRole;
 
     void onStart(@Observes StartupEvent ev, DriverConfig config, OperatorConfig operatorConfig, Instance<Operator> operator) {
         if (!config.role().equals("operator")) {
             return;
         }
+        operatorRole = true;
         // --namespace arrives as loopcsi.operator.namespace: the injected mapping makes it a known property
         operatorConfig.namespace().ifPresent(ns -> System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, ns));
         LOG.infof("loopcsi operator: reconciling StoragePools; pool components go to namespace %s", OperatorSettings.namespace());
         Operator op = operator.get();
         op.start();
         started = op;
+    }
+
+    /** Whether this process runs the operator role (set at start). */
+    boolean isOperatorRole() {
+        return operatorRole;
+    }
+
+    /** The started Operator, or null before (or without) its start. */
+    Operator operator() {
+        return started;
     }
 
     void onStop(@Observes ShutdownEvent ev) {

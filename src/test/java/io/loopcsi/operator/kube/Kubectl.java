@@ -9,20 +9,20 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the real kubectl ($KUBECTL, else kubectl on PATH) against $KUBECONFIG. */
-final class Kubectl {
+public final class Kubectl {
 
-    record Result(int exit, String out) {
+    public record Result(int exit, String out) {
     }
 
     private Kubectl() {
     }
 
-    static String binary() {
+    public static String binary() {
         String k = System.getenv("KUBECTL");
         return k == null || k.isBlank() ? "kubectl" : k;
     }
 
-    static Result run(String... args) {
+    public static Result run(String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(binary());
         cmd.addAll(List.of(args));
@@ -45,7 +45,7 @@ final class Kubectl {
     }
 
     /** Runs and fails with kubectl's output unless it exits 0. */
-    static String ok(String... args) {
+    public static String ok(String... args) {
         Result r = run(args);
         if (r.exit() != 0) {
             throw new AssertionError("kubectl " + String.join(" ", args) + " exited " + r.exit() + ": " + r.out());
@@ -53,7 +53,7 @@ final class Kubectl {
         return r.out();
     }
 
-    static String apply(String yaml) {
+    public static String apply(String yaml) {
         try {
             Path f = Files.createTempFile("manifest", ".yaml");
             Files.writeString(f, yaml);
@@ -67,7 +67,7 @@ final class Kubectl {
         }
     }
 
-    static Result tryApply(String yaml) {
+    public static Result tryApply(String yaml) {
         try {
             Path f = Files.createTempFile("manifest", ".yaml");
             Files.writeString(f, yaml);

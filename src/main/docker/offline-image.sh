@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# `make image`: builds src/main/docker/Dockerfile.jvm with buildah WITHOUT any image registry and
+# writes it as a docker-archive tarball (docker load, podman load, kube-testenv load-image, ctr
+# import all read it).
+#
+#   offline-image.sh IMAGE OUT.tar
+#
+# The Dockerfile's public base (debian:bookworm-slim) cannot be pulled here, so its stand-in is
+# made from Debian's own repositories: debootstrap --variant=minbase of the same suite from the
+# mirror this machine's apt uses, with the Dockerfile's PACKAGES installed by apt. It is committed
+# as the local image localhost/loopcsi-base:KEY, KEY a hash of suite, mirror and package list:
+# that image in buildah's storage is the cache (later builds only add the application layers).
+# Then the SAME Dockerfile is built with --build-arg BASE=localhost/loopcsi-base:KEY --pull=never
+# (its apt step finds the packages installed and does nothing).
+#
+# Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Lock, work dirs:
+# ${LOOPCSI_IMAGE_CACHE:-/var/cache/loopcsi-image}. Timings go to stderr.
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: $0 IMAGE OUT.tar" >&2; exit 64; }
+image=$1 out=$2
+cd "$(dirname "$0")/../../.."
+dockerfile=src/main/docker/Dockerfile.jvm
+suite=bookworm
+cache=${LOOPCSI_IMAGE_CACHE:-/var/cache/loopcsi-image}
+
+say() { echo "[image] $*" >&2; }
+die() { echo "image: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, buildah storage)"
+for tool in buildah debootstrap; do
+  command -v "$tool" >/dev/null || die "$tool not found: apt-get install buildah debootstrap"
+done
+[ -f target/quarkus-app/quarkus-run.jar ] || die "target/quarkus-app not built: make build"
+
+packages=$(sed -n 's/^ARG PACKAGES="\(.*\)"$/\1/p' "$dockerfile")
+[ -n "$packages" ] || die "no ARG PACKAGES=\"...\" line in $dockerfile"
+# the Debian mirror of this machine's apt (deb822 .sources or one-line .list)
+mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ { print $2; exit }')
+[ -n "$mirror" ] || mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+  | awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }')
+[ -n "$mirror" ] || die "cannot find this machine's Debian mirror in /etc/apt/sources.list{,.d}"
+key=$(printf '%s\n' "$suite" "$mirror" "$packages" | sha256sum | cut -c1-12)
+base=localhost/loopcsi-base:$key
+
+mkdir -p "$cache"
+exec 9>"$cache/lock"
+flock 9
+
+# A root filesystem like debian:bookworm-slim's (no docs, man pages or locales) with the packages.
+make_rootfs() { # make_rootfs DIR
+  local root=$1/root
+  say "debootstrap $suite from $mirror (about a minute)"
+  debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$1/debootstrap.log" 2>&1 \
+    || { tail -20 "$1/debootstrap.log" >&2; die "debootstrap failed (log above)"; }
+  cat >"$root/etc/dpkg/dpkg.cfg.d/excludes" <<'EOF'
+# as in Debian's slim container images
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/man/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/lintian/*
+EOF
+  # apt inside uses this machine's sources and settings while installing; /proc for the JRE's setup
+  rm -f "$root/etc/apt/sources.list"
+  cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$root/etc/apt/sources.list.d/" 2>/dev/null || true
+  if [ -f /etc/apt/sources.list ]; then cp /etc/apt/sources.list "$root/etc/apt/sources.list"; fi
+  local conf
+  for conf in /etc/apt/apt.conf.d/*; do
+    if [ -f "$conf" ]; then cp "$conf" "$root/etc/apt/apt.conf.d/zz-host-${conf##*/}"; fi
+  done
+  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+  chmod 755 "$root/usr/sbin/policy-rc.d"
+  mount -t proc proc "$root/proc"
+  say "apt-get install $packages"
+  local rc=0
+  { chroot "$root" apt-get update -q \
+      && DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends $packages \
+      && chroot "$root" apt-get clean; } >"$1/apt.log" 2>&1 || rc=$?
+  umount "$root/proc"
+  [ $rc = 0 ] || { tail -20 "$1/apt.log" >&2; die "apt-get in the base root filesystem failed (log above)"; }
+  # leave Debian's own sources and no build-time settings behind
+  rm -rf "$root"/etc/apt/apt.conf.d/zz-host-* "$root/usr/sbin/policy-rc.d" \
+    "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/* "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
+    "$root"/var/log/* "$root"/tmp/* "$root"/root/.bash_history
+  cat >"$root/etc/apt/sources.list.d/debian.sources" <<EOF
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $suite $suite-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+
+Types: deb
+URIs: http://deb.debian.org/debian-security
+Suites: $suite-security
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+  find "$root/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
+  find "$root/usr/share/doc" -mindepth 1 -type d -empty -delete
+  rm -rf "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/usr/share/locale/* "$root"/usr/share/lintian/*
+}
+
+if buildah inspect --type image "$base" >/dev/null 2>&1; then
+  say "base $base cached"
+else
+  t=$(now)
+  work=$(mktemp -d "$cache/rootfs.XXXXXX")
+  container=
+  cleanup() {
+    mountpoint -q "$work/root/proc" 2>/dev/null && umount "$work/root/proc"
+    [ -n "$container" ] && buildah rm "$container" >/dev/null 2>&1
+    rm -rf "$work"
+  }
+  trap cleanup EXIT
+  make_rootfs "$work"
+  say "root filesystem ready in $(since "$t"): $(du -sh "$work/root" | cut -f1)"
+  t2=$(now)
+  container=$(buildah from scratch)
+  mnt=$(buildah mount "$container")
+  tar -C "$work/root" --numeric-owner --xattrs --exclude='./proc/*' --exclude='./sys/*' --exclude='./dev/*' -cf - . \
+    | tar -C "$mnt" --numeric-owner --xattrs -xpf -
+  buildah umount "$container" >/dev/null
+  buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
+    --label "io.loopcsi.base.suite=$suite" --label "io.loopcsi.base.packages=$packages" \
+    --label "org.opencontainers.image.description=Debian $suite (debootstrap minbase) with $packages: the offline stand-in for debian:$suite-slim + apt" \
+    "$container"
+  buildah commit --quiet --rm "$container" "$base" >/dev/null
+  container=
+  cleanup
+  trap - EXIT
+  say "base $base committed in $(since "$t2") (made in $(since "$t") in all)"
+fi
+
+t=$(now)
+old=$(buildah inspect --type image --format '{{.FromImageID}}' "$image" 2>/dev/null || true)
+version=$(sed -n 's/.*:\([^:/]*\)$/\1/p' <<<"$image")
+buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" ${version:+--build-arg "VERSION=$version"} \
+  -t "$image" -f "$dockerfile" . >/dev/null
+say "built $image in $(since "$t")"
+new=$(buildah inspect --type image --format '{{.FromImageID}}' "$image")
+# the previous build of this tag, if it has no name left: drop it (layers others share stay)
+if [ -n "$old" ] && [ "$old" != "$new" ] && [ -z "$(buildah images --noheading --format '{{.ID}} {{.Name}}' \
+    | awk -v id="${old:0:12}" '$1 == id && $2 != "<none>"')" ]; then
+  buildah rmi "$old" >/dev/null 2>&1 || true
+fi
+
+t=$(now)
+mkdir -p "$(dirname "$out")"
+rm -f "$out"
+buildah push --quiet "$image" "docker-archive:$out:$image" >/dev/null
+say "wrote $out ($(du -h "$out" | cut -f1)) in $(since "$t")"

@@ -1,0 +1,799 @@
+package io.loopcsi.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import csi.v1.ProbeRequest;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.loopcsi.testing.CsiClient;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopPoolNodeStatus;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.operator.api.StoragePool;
+import io.loopcsi.operator.kube.Kubectl;
+import io.loopcsi.operator.status.Conditions;
+
+/**
+ * The whole product on a real kubelet (kube-testenv up --with-node: kubelet + containerd), as an
+ * admin meets it: the image {@code make image} built, installed exactly as the README says
+ * ({@code kubectl apply -k kubernetes/}), a node labelled, {@code kubernetes/examples/storagepool.yaml}
+ * applied. The standard CSI sidecar images cannot be pulled here: stand-ins with their names
+ * that only sleep ({@code make standin-images}) take their place, and the steps that need their
+ * work will make their calls themselves.
+ *
+ * <p>Run by {@code make e2e} (.ci/e2e.sh: builds the images, starts the node, loads the images,
+ * sets LOOPCSI_E2E=1 and KUBECONFIG, tears everything down afterwards); never by {@code make test}
+ * (the class name matches neither surefire's nor failsafe's patterns). Timings go to stdout.
+ *
+ * <p>The only thing the test adds to the cluster is what kube-proxy would do in a real one: the
+ * {@code kubernetes} Service routes to the API server ({@link KubernetesServiceRoute}), so the
+ * pods run unchanged.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ProductOnNodeE2E {
+
+    static final String NS = "loopcsi-system";
+    static final String NODE = "kube-testenv-node";
+    static final String POOL = "local";
+    static final String DRIVER = POOL + ".loopcsi.io";
+    static final Duration WAIT = Duration.ofSeconds(240);
+
+    static KubernetesClient kube;
+    static KubernetesServiceRoute route;
+    static ImageArchive loopcsi;
+    static Map<String, ImageArchive> standIns;
+    static final Map<String, Duration> TIMINGS = new LinkedHashMap<>();
+    static boolean operatorRunning;
+
+    @BeforeAll
+    static void cluster() throws IOException {
+        boolean configured = "1".equals(System.getenv("LOOPCSI_E2E")) && System.getenv("KUBECONFIG") != null;
+        if (!configured) {
+            System.out.println("SKIPPED ProductOnNodeE2E: no test node (LOOPCSI_E2E=1 and KUBECONFIG unset); run `make e2e`");
+        }
+        assumeTrue(configured, "no test node: run `make e2e`");
+        loopcsi = ImageArchive.read(Path.of("target/loopcsi-image.tar"));
+        try (Stream<Path> tars = Files.list(Path.of("target/standin-images"))) {
+            standIns = tars.filter(p -> p.toString().endsWith(".tar")).map(ImageArchive::read)
+                    .collect(Collectors.toMap(ImageArchive::name, a -> a));
+        }
+        kube = new KubernetesClientBuilder().build();
+        Service api = kube.services().inNamespace("default").withName("kubernetes").get();
+        route = KubernetesServiceRoute.start(api.getSpec().getClusterIP(), api.getSpec().getPorts().get(0).getPort(),
+                kube.getConfiguration().getMasterUrl());
+    }
+
+    @AfterAll
+    static void report() {
+        TIMINGS.forEach((what, d) -> System.out.printf("e2e timing: %-60s %6.1f s%n", what, d.toMillis() / 1000.0));
+        if (kube != null) {
+            printMemory();
+        }
+        if (route != null) {
+            route.close();
+        }
+        if (kube != null) {
+            kube.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void theBuiltImagesAreOnTheNode() {
+        Set<String> onNode = kube.nodes().withName(NODE).get().getStatus().getImages().stream()
+                .flatMap(i -> i.getNames().stream()).collect(Collectors.toSet());
+        assertTrue(onNode.contains(loopcsi.name()), loopcsi.name() + " on the node: " + onNode);
+        assertTrue(standIns.size() >= 3, "stand-ins for the sidecars: " + standIns.keySet());
+        for (String standIn : standIns.keySet()) {
+            assertTrue(onNode.contains(standIn), standIn + " on the node: " + onNode);
+        }
+    }
+
+    @Test
+    @Order(2)
+    void theOperatorRunsFromTheBuiltImageInstalledAsTheReadmeSays() {
+        long t0 = System.nanoTime();
+        Kubectl.ok("apply", "-k", "kubernetes/");
+        await("operator Deployment available", () -> {
+            kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/component", "operator").list().getItems()
+                    .forEach(p -> failIfRestarted(p, "operator"));
+            Deployment d = kube.apps().deployments().inNamespace(NS).withName("loopcsi-operator").get();
+            return d != null && d.getStatus() != null && Integer.valueOf(1).equals(d.getStatus().getAvailableReplicas());
+        });
+        timing("operator Ready after kubectl apply -k kubernetes/", t0);
+
+        Pod pod = onePod("app.kubernetes.io/component", "operator");
+        ContainerStatus operator = container(pod, "operator").orElseThrow();
+        assertEquals(loopcsi.name(), operator.getImage());
+        assertEquals(loopcsi.id(), operator.getImageID(), "the operator runs the image make image built");
+        assertTrue(operator.getReady(), "operator ready (its readiness probe: /q/health/ready)");
+        assertEquals(0, operator.getRestartCount(), "operator never restarted: " + logs(pod, "operator", true));
+        assertCleanLog(logs(pod, "operator", false));
+        operatorRunning = true;
+    }
+
+    @Test
+    @Order(3)
+    void aPoolRollsOutOntoTheLabelledNodeFromTheBuiltImages() {
+        assumeTrue(operatorRunning, "the operator does not run (see the test before)");
+        Kubectl.ok("label", "node", NODE, "loopcsi.io/storage=true", "--overwrite");
+        long t0 = System.nanoTime();
+        Kubectl.ok("apply", "-f", "kubernetes/examples/storagepool.yaml");
+
+        await("pool reconciled, the labelled node its one node", () -> {
+            StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
+            return p != null && p.getStatus() != null && p.getMetadata().getGeneration().equals(p.getStatus().getObservedGeneration())
+                    && Integer.valueOf(1).equals(p.getStatus().getDesiredNodes());
+        });
+        timing("pool reconciled with its one node (status) after kubectl apply", t0);
+        await("CSIDriver " + DRIVER, () -> kube.storage().v1().csiDrivers().withName(DRIVER).get());
+        for (String sc : List.of("loopcsi-xfs", "loopcsi-block")) {
+            assertEquals(DRIVER, await("StorageClass " + sc, () -> kube.storage().v1().storageClasses().withName(sc).get()).getProvisioner());
+        }
+
+        Pod node = await("node plugin pod scheduled on " + NODE, () -> {
+            Pod p = podWith("app.kubernetes.io/component", "node");
+            return p != null && NODE.equals(p.getSpec().getNodeName()) ? p : null;
+        });
+        timing("node plugin pod scheduled after kubectl apply", t0);
+        await("node plugin's loopcsi container started from the built image", () -> {
+            Pod p = kube.pods().inNamespace(NS).withName(node.getMetadata().getName()).get();
+            failIfImageMissing(p);
+            return container(p, "loopcsi").filter(c -> loopcsi.id().equals(c.getImageID())).isPresent();
+        });
+        timing("node plugin's loopcsi container created after kubectl apply", t0);
+
+        Pod controller = await("controller pod scheduled", () -> {
+            Pod p = podWith("app.kubernetes.io/component", "controller");
+            return p != null && NODE.equals(p.getSpec().getNodeName()) ? p : null;
+        });
+        await("controller's stand-in sidecars running", () -> {
+            Pod p = kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get();
+            failIfImageMissing(p);
+            List<ContainerStatus> sidecars = p.getStatus().getContainerStatuses().stream().filter(c -> !c.getName().equals("loopcsi")).toList();
+            return !sidecars.isEmpty() && sidecars.stream().allMatch(c -> c.getState().getRunning() != null
+                    && standIns.containsKey(c.getImage()) && standIns.get(c.getImage()).id().equals(c.getImageID()));
+        });
+        await("controller's loopcsi container started from the built image", () -> container(
+                kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get(), "loopcsi")
+                .filter(c -> loopcsi.id().equals(c.getImageID())).isPresent());
+        timing("controller pod's containers created after kubectl apply", t0);
+    }
+
+    // The issue's steps. The sidecars are stand-ins that sleep: their part (CreateVolume,
+    // ControllerExpandVolume, CreateSnapshot, DeleteVolume, and the PV objects they write) is done
+    // here through `loopcsi csc` in the controller's loopcsi container (kubectl exec), as csi-
+    // provisioner, csi-resizer and csi-snapshotter would call the same socket. Everything on the
+    // node is kubelet's own work: registration, stage, publish, expand, unpublish, unstage.
+
+    static final String TOPOLOGY_KEY = "topology.loopcsi.io/node";
+    static final String BACKING_DIR = "/var/lib/loopcsi/local";
+    static final long GI = 1L << 30;
+    /** The application pods run the built image too: it has sh, df, dd and blockdev. */
+    static final Map<String, String> VOLUMES = new LinkedHashMap<>(); // claim -> CSI volume ID
+    static final Map<String, String> CONTAINER_LOGS = new LinkedHashMap<>();
+    static String snapshotId;
+
+    @Test
+    @Order(10)
+    void step1_poolReadyNodePluginRegisteredWithKubeletCapacityPublished() {
+        assumeTrue(operatorRunning, "the operator does not run");
+        long t0 = System.nanoTime();
+        await("pool Ready=True", () -> {
+            StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
+            return p.getStatus() != null && Conditions.isTrue(p.getStatus().getConditions(), Conditions.READY);
+        });
+        timing("pool Ready=True (after the rollout)", t0);
+        var driver = await("CSINode " + NODE + " lists " + DRIVER + " (kubelet registered the node plugin)", () -> {
+            var csiNode = kube.storage().v1().csiNodes().withName(NODE).get();
+            return csiNode == null ? null : csiNode.getSpec().getDrivers().stream().filter(d -> d.getName().equals(DRIVER)).findFirst().orElse(null);
+        });
+        timing("node plugin registered with kubelet (CSINode)", t0);
+        assertEquals(List.of(TOPOLOGY_KEY), driver.getTopologyKeys());
+        assertEquals(NODE, driver.getNodeID());
+        assertEquals(NODE, kube.nodes().withName(NODE).get().getMetadata().getLabels().get(TOPOLOGY_KEY), "kubelet labelled the node with the topology");
+        LoopPoolNodeStatus capacity = await("the node's capacity published", () -> {
+            LoopPoolNode n = kube.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(POOL, NODE)).get();
+            return n == null ? null : n.getStatus();
+        });
+        assertEquals(50 * GI, capacity.getTotalBytes(), "capacityPerNode of the example pool");
+        StoragePool pool = await("the pool sums it", () -> {
+            StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
+            return Integer.valueOf(1).equals(p.getStatus().getReportingNodes()) ? p : null;
+        });
+        assertEquals("50Gi", pool.getStatus().getCapacity());
+        assertTrue(Kubectl.ok("get", "storagepool", POOL).contains("50Gi"), "kubectl get storagepool shows the capacity");
+        publishCapacityAsTheProvisionerDoes();
+    }
+
+    @Test
+    @Order(11)
+    void step2_xfsClaimBoundPodRunningDataWritten() {
+        assumeTrue(operatorRunning, "the operator does not run");
+        long t0 = System.nanoTime();
+        claim("data", "loopcsi-xfs", "1Gi", "Filesystem");
+        // a non-root application with an fsGroup (issue 15): kubelet gives the group the volume
+        pod("app", "data", false, 1000L, 2000L, "echo 'written by app' > /data/hello.txt && sync");
+        String id = provisionAsTheProvisionerDoes("data", "loopcsi-xfs", "1Gi", "SINGLE_NODE_WRITER,mount,xfs", null);
+        await("PVC data Bound", () -> "Bound".equals(kube.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getPhase()));
+        timing("PVC to Bound (claim created, CreateVolume through csc, PV written)", t0);
+        awaitRunning("app");
+        timing("pod to Running with a new volume (from the claim's creation)", t0);
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        assertEquals("2000", exec("app", "stat", "-c", "%g", "/data/hello.txt").strip(), "the file belongs to the fsGroup");
+        assertTrue(Files.exists(backingFile(id)), "the backing file is on the node: " + backingFile(id));
+
+        // a pod with another uid and no fsGroup cannot write there
+        Kubectl.apply(podYaml("intruder", "data", false, 3000L, null, "if touch /data/intruder 2>/dev/null; then echo WROTE; else echo DENIED; fi", "Never"));
+        await("intruder done", () -> {
+            String phase = kube.pods().inNamespace("default").withName("intruder").get().getStatus().getPhase();
+            return "Succeeded".equals(phase) || "Failed".equals(phase);
+        });
+        assertEquals("DENIED", Kubectl.ok("logs", "intruder").strip(), "uid 3000 without the fsGroup wrote into the volume");
+        deletePods("intruder");
+    }
+
+    @Test
+    @Order(12)
+    void step3_dataSurvivesPodRecreationAndANodePluginRestart() throws InterruptedException {
+        assumeTrue(VOLUMES.containsKey("data"));
+        deletePods("app");
+        pod("app", "data", false, 1000L, 2000L, "true");
+        awaitRunning("app");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip(), "the data after the pod's re-creation");
+
+        Pod plugin = podWith("app.kubernetes.io/component", "node");
+        long t0 = System.nanoTime();
+        Kubectl.ok("-n", NS, "delete", "pod", plugin.getMetadata().getName(), "--grace-period=1", "--wait=true");
+        double startToProbe = nodePluginStartToFirstProbe(plugin.getMetadata().getUid());
+        System.out.printf("e2e timing: node plugin container start to its first Probe (measured from /proc)  %6.2f s%n", startToProbe);
+        // the application keeps its mount while no node plugin runs
+        exec("app", "sh", "-c", "echo 'written while the plugin was away' > /data/during.txt && sync");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        Pod next = await("a new node plugin pod ready", () -> {
+            Pod p = podWith("app.kubernetes.io/component", "node");
+            return p != null && !p.getMetadata().getUid().equals(plugin.getMetadata().getUid())
+                    && container(p, "loopcsi").map(ContainerStatus::getReady).orElse(false) ? p : null;
+        });
+        timing("node plugin pod killed to its successor ready", t0);
+        assertEquals("written while the plugin was away", exec("app", "cat", "/data/during.txt").strip());
+        // a new pod after the plugin's restart: kubelet unpublishes the old one and publishes through the new plugin
+        deletePods("app");
+        pod("app", "data", false, 1000L, 2000L, "true");
+        awaitRunning("app");
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        assertEquals("written while the plugin was away", exec("app", "cat", "/data/during.txt").strip());
+        assertEquals(0, container(kube.pods().inNamespace(NS).withName(next.getMetadata().getName()).get(), "loopcsi").orElseThrow().getRestartCount());
+    }
+
+    @Test
+    @Order(13)
+    void step4_blockClaimHasItsSizeAndBytesSurviveAPodRestart() {
+        assumeTrue(operatorRunning);
+        claim("raw", "loopcsi-block", "64Mi", "Block");
+        pod("blockapp", "raw", true, null, null, "printf 'raw bytes' | dd of=/dev/xvda conv=notrunc,fsync 2>/dev/null");
+        provisionAsTheProvisionerDoes("raw", "loopcsi-block", "64Mi", "SINGLE_NODE_WRITER,block", null);
+        awaitRunning("blockapp");
+        assertEquals(Long.toString(64L << 20), exec("blockapp", "blockdev", "--getsize64", "/dev/xvda").strip());
+        await("the bytes written", () -> "raw bytes".equals(exec("blockapp", "sh", "-c", "dd if=/dev/xvda bs=9 count=1 2>/dev/null")));
+        deletePods("blockapp");
+        pod("blockapp", "raw", true, null, null, "true");
+        awaitRunning("blockapp");
+        assertEquals("raw bytes", exec("blockapp", "sh", "-c", "dd if=/dev/xvda bs=9 count=1 2>/dev/null"), "the bytes after a pod restart");
+    }
+
+    @Test
+    @Order(14)
+    void step5_onlineExpansionGrowsTheFilesystemInTheRunningPod() {
+        assumeTrue(VOLUMES.containsKey("data"));
+        long before = Long.parseLong(exec("app", "sh", "-c", "df -B1 /data | awk 'NR==2 {print $2}'").strip());
+        assertTrue(before < GI, "1Gi before: " + before);
+        long t0 = System.nanoTime();
+        // the user asks for more
+        Kubectl.ok("patch", "pvc", "data", "--type=merge", "-p", "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}");
+        // csi-resizer's part: ControllerExpandVolume, then the PV's new capacity
+        String out = csc("controller", "expand-volume", VOLUMES.get("data"), "--req-bytes", "2Gi");
+        assertEquals(Long.toString(2 * GI), json(out).path("capacityBytes").asText(), out);
+        assertTrue(json(out).path("nodeExpansionRequired").asBoolean(), out);
+        String pv = pvName("data");
+        Kubectl.ok("patch", "pv", pv, "--type=merge", "-p", "{\"spec\":{\"capacity\":{\"storage\":\"2Gi\"}}}");
+        // kubelet sees the PV larger than the claim's status at its next sync of the pod (every
+        // minute); a change to the pod makes that sync now
+        Kubectl.ok("annotate", "pod", "app", "e2e.loopcsi.io/resized=2Gi", "--overwrite");
+        await("kubelet expanded the volume (the claim's status says 2Gi)", () -> "2Gi".equals(
+                kube.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getCapacity().get("storage").toString()));
+        timing("online expansion, claim patched to kubelet's NodeExpandVolume done", t0);
+        long after = Long.parseLong(exec("app", "sh", "-c", "df -B1 /data | awk 'NR==2 {print $2}'").strip());
+        assertTrue(after > 1900L * (1 << 20), "the filesystem in the running pod grew: " + before + " -> " + after);
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+    }
+
+    @Test
+    @Order(15)
+    void step6_snapshotRestoredIntoANewClaimHoldsTheData() {
+        assumeTrue(VOLUMES.containsKey("data"));
+        // csi-snapshotter's part: CreateSnapshot of the volume in use
+        String out = csc("controller", "create-snapshot", "snapshot-e2e-1", "--source-volume", VOLUMES.get("data"));
+        snapshotId = json(out).path("snapshot").path("snapshotId").asText();
+        assertTrue(json(out).path("snapshot").path("readyToUse").asBoolean(), out);
+        long t0 = System.nanoTime();
+        claim("restored", "loopcsi-xfs", "2Gi", "Filesystem");
+        pod("reader", "restored", false, 1000L, 2000L, "true");
+        provisionAsTheProvisionerDoes("restored", "loopcsi-xfs", "2Gi", "SINGLE_NODE_WRITER,mount,xfs", snapshotId);
+        awaitRunning("reader");
+        timing("restored claim's pod to Running (from the claim's creation)", t0);
+        assertEquals("written by app", exec("reader", "cat", "/data/hello.txt").strip(), "the restored volume holds the snapshot's data");
+    }
+
+    @Test
+    @Order(16)
+    void step7_deletedClaimsLeaveNoBackingFilesAndThePoolGoesLast() throws InterruptedException {
+        assumeTrue(!VOLUMES.isEmpty());
+        printMemory(); // while every volume is in use
+        deletePods("app", "blockapp", "reader");
+        Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
+        await("the pool's deletion is held while its PVs exist", () -> Conditions.find(
+                kube.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(), Conditions.READY)
+                .map(c -> "DeletionBlocked".equals(c.getReason())).orElse(false));
+        assertTrue(Files.exists(backingFile(VOLUMES.get("data"))));
+        // the claims go; csi-provisioner's part for reclaimPolicy Delete: DeleteVolume (retried while
+        // kubelet's unstage is still letting go), then the PV object
+        Kubectl.ok("delete", "pvc", "data", "raw", "restored", "--wait=false");
+        for (Map.Entry<String, String> v : VOLUMES.entrySet()) {
+            deleteVolumeAsTheProvisionerDoes(v.getValue());
+            assertFalse(Files.exists(backingFile(v.getValue())), "backing file of " + v.getKey() + " gone");
+        }
+        csc("controller", "delete-snapshot", snapshotId);
+        // step 8 reads these pods' logs: they go with the pool
+        captureLoopcsiLogs();
+        for (String claim : VOLUMES.keySet()) {
+            Kubectl.ok("delete", "pv", pvName(claim), "--wait=true");
+        }
+        await("no claims left", () -> kube.persistentVolumeClaims().inNamespace("default").list().getItems().isEmpty());
+        long t0 = System.nanoTime();
+        await("the pool is gone once its PVs are", () -> kube.resources(StoragePool.class).withName(POOL).get() == null);
+        timing("pool deleted after its last PV", t0);
+        await("the pool's pods are gone", () -> kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).list().getItems().isEmpty());
+        try (Stream<Path> left = Files.list(Path.of(BACKING_DIR, "volumes"))) {
+            assertEquals(List.of(), left.toList(), "no volume files left in the pool's backing directory");
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(kube.resources(LoopVolume.class).list().getItems().isEmpty(), "no LoopVolume left");
+    }
+
+    @Test
+    @Order(17)
+    void step8_noLoopcsiContainerLogsAnErrorOrStackTrace() {
+        assumeTrue(operatorRunning);
+        Pod operator = onePod("app.kubernetes.io/component", "operator");
+        captureLog(operator, "operator");
+        assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-node-")), "the node plugin's log: " + CONTAINER_LOGS.keySet());
+        assertTrue(CONTAINER_LOGS.keySet().stream().anyMatch(k -> k.contains("-controller-")), "the controller's log: " + CONTAINER_LOGS.keySet());
+        CONTAINER_LOGS.forEach((container, log) -> {
+            assertFalse(log.isBlank(), container + " logged nothing");
+            try {
+                assertCleanLog(log);
+            } catch (AssertionError e) {
+                throw new AssertionError(container + ": " + e.getMessage());
+            }
+        });
+    }
+
+    // --- what the stand-in sidecars would do, and the application pods
+
+    /** csi-provisioner's socket in the controller pod (Sidecars.SOCKET). */
+    static final String CONTROLLER_SOCKET = "unix:///csi/csi.sock";
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static String controllerPod() {
+        return await("a running controller pod", () -> {
+            Pod p = podWith("app.kubernetes.io/component", "controller");
+            return p != null && container(p, "loopcsi").map(ContainerStatus::getReady).orElse(false) ? p.getMetadata().getName() : null;
+        });
+    }
+
+    /** `loopcsi csc SERVICE VERB ... --format json` in the controller's loopcsi container; its output, or fails with it. */
+    static String csc(String... args) {
+        Kubectl.Result r = cscResult(args);
+        if (r.exit() != 0) {
+            throw new AssertionError("loopcsi csc " + String.join(" ", args) + " exited " + r.exit() + ": " + r.out());
+        }
+        return r.out();
+    }
+
+    static Kubectl.Result cscResult(String... args) {
+        List<String> cmd = new ArrayList<>(List.of("-n", NS, "exec", controllerPod(), "-c", "loopcsi", "--", "/opt/loopcsi/loopcsi", "csc"));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--endpoint", CONTROLLER_SOCKET, "--format", "json"));
+        return Kubectl.run(cmd.toArray(String[]::new));
+    }
+
+    /** The last JSON line of csc's output (kubectl may print warnings before it). */
+    static JsonNode json(String out) {
+        String line = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no JSON in: " + out));
+        try {
+            return JSON.readTree(line);
+        } catch (IOException e) {
+            throw new AssertionError("not JSON: " + line, e);
+        }
+    }
+
+    /**
+     * csi-provisioner's capacity tracking (--enable-capacity): one CSIStorageCapacity per class
+     * for the node's topology, from GetCapacity. The CSIDriver says storageCapacity: true, so the
+     * scheduler places no pod with a new claim without them.
+     */
+    static void publishCapacityAsTheProvisionerDoes() {
+        for (String sc : List.of("loopcsi-xfs", "loopcsi-block")) {
+            StorageClass c = kube.storage().v1().storageClasses().withName(sc).get();
+            String fs = c.getParameters().get("csi.storage.k8s.io/fstype");
+            String out = csc("controller", "get-capacity", "--cap", "SINGLE_NODE_WRITER," + (fs == null ? "block" : "mount," + fs),
+                    "--params", "loopcsi.io/pool=" + c.getParameters().get("loopcsi.io/pool"));
+            String bytes = json(out).path("availableCapacity").asText();
+            assertTrue(Long.parseLong(bytes) > 40 * GI, "GetCapacity of an empty 50Gi pool: " + out);
+            Kubectl.apply("""
+                    apiVersion: storage.k8s.io/v1alpha1
+                    kind: CSIStorageCapacity
+                    metadata: {name: e2e-%s, namespace: %s}
+                    storageClassName: %s
+                    nodeTopology: {matchLabels: {%s: %s}}
+                    capacity: "%s"
+                    """.formatted(sc, NS, sc, TOPOLOGY_KEY, NODE, bytes));
+        }
+    }
+
+    static void claim(String name, String storageClass, String size, String mode) {
+        Kubectl.apply("""
+                apiVersion: v1
+                kind: PersistentVolumeClaim
+                metadata: {name: %s, namespace: default}
+                spec:
+                  storageClassName: %s
+                  volumeMode: %s
+                  accessModes: [ReadWriteOnce]
+                  resources: {requests: {storage: %s}}
+                """.formatted(name, storageClass, mode, size));
+    }
+
+    /** An application pod: runs SCRIPT, then sleeps until deleted; the claim at /data or as the device /dev/xvda. */
+    static void pod(String name, String claim, boolean block, Long uid, Long fsGroup, String script) {
+        Kubectl.apply(podYaml(name, claim, block, uid, fsGroup, script + " && { trap 'exit 0' TERM; sleep 100000 & wait; }", "Always"));
+    }
+
+    static String podYaml(String name, String claim, boolean block, Long uid, Long fsGroup, String script, String restart) {
+        String security = uid == null ? "{}" : "{runAsUser: %d, runAsGroup: %d%s}".formatted(uid, uid, fsGroup == null ? "" : ", fsGroup: " + fsGroup);
+        String attach = block ? "volumeDevices: [{name: vol, devicePath: /dev/xvda}]" : "volumeMounts: [{name: vol, mountPath: /data}]";
+        return """
+                apiVersion: v1
+                kind: Pod
+                metadata: {name: %s, namespace: default}
+                spec:
+                  restartPolicy: %s
+                  terminationGracePeriodSeconds: 2
+                  securityContext: %s
+                  containers:
+                  - name: app
+                    image: %s
+                    imagePullPolicy: Never
+                    command: [sh, -c, %s]
+                    %s
+                  volumes: [{name: vol, persistentVolumeClaim: {claimName: %s}}]
+                """.formatted(name, restart, security, loopcsi.name(), quoted(script), attach, claim);
+    }
+
+    static String quoted(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /**
+     * csi-provisioner for a WaitForFirstConsumer claim: once the scheduler selected a node for the
+     * claim's pod, CreateVolume named pvc-UID with the class' parameters (and
+     * --extra-create-metadata's), then the PV bound to the claim with the volume's node affinity.
+     * Returns the volume ID.
+     */
+    static String provisionAsTheProvisionerDoes(String claim, String storageClass, String size, String cap, String fromSnapshot) {
+        var pvc = await("the scheduler selected a node for claim " + claim, () -> {
+            var c = kube.persistentVolumeClaims().inNamespace("default").withName(claim).get();
+            return c.getMetadata().getAnnotations() != null && c.getMetadata().getAnnotations().containsKey("volume.kubernetes.io/selected-node") ? c : null;
+        });
+        assertEquals(NODE, pvc.getMetadata().getAnnotations().get("volume.kubernetes.io/selected-node"));
+        String pv = "pvc-" + pvc.getMetadata().getUid();
+        StorageClass sc = kube.storage().v1().storageClasses().withName(storageClass).get();
+        String fs = sc.getParameters().get("csi.storage.k8s.io/fstype");
+        String params = "loopcsi.io/pool=" + sc.getParameters().get("loopcsi.io/pool") + ",csi.storage.k8s.io/pvc/name=" + claim
+                + ",csi.storage.k8s.io/pvc/namespace=default,csi.storage.k8s.io/pv/name=" + pv;
+        List<String> args = new ArrayList<>(List.of("controller", "create-volume", pv, "--req-bytes", size, "--cap", cap, "--params", params));
+        if (fromSnapshot != null) {
+            args.addAll(List.of("--source-snapshot", fromSnapshot));
+        }
+        JsonNode volume = json(csc(args.toArray(String[]::new))).path("volume");
+        String id = volume.path("volumeId").asText();
+        assertEquals(NODE, volume.path("accessibleTopology").path(0).path("segments").path(TOPOLOGY_KEY).asText(), volume.toString());
+        VOLUMES.put(claim, id);
+        Kubectl.apply("""
+                apiVersion: v1
+                kind: PersistentVolume
+                metadata:
+                  name: %s
+                  annotations: {pv.kubernetes.io/provisioned-by: %s}
+                spec:
+                  capacity: {storage: "%s"}
+                  accessModes: [ReadWriteOnce]
+                  persistentVolumeReclaimPolicy: Delete
+                  storageClassName: %s
+                  volumeMode: %s
+                  claimRef: {namespace: default, name: %s, uid: %s}
+                  csi: {driver: %s, volumeHandle: %s%s}
+                  nodeAffinity:
+                    required:
+                      nodeSelectorTerms: [{matchExpressions: [{key: %s, operator: In, values: [%s]}]}]
+                """.formatted(pv, DRIVER, volume.path("capacityBytes").asText(), storageClass, fs == null ? "Block" : "Filesystem", claim,
+                pvc.getMetadata().getUid(), DRIVER, id, fs == null ? "" : ", fsType: " + fs, TOPOLOGY_KEY, NODE));
+        return id;
+    }
+
+    static String pvName(String claim) {
+        return kube.persistentVolumeClaims().inNamespace("default").withName(claim).get() != null
+                ? kube.persistentVolumeClaims().inNamespace("default").withName(claim).get().getSpec().getVolumeName()
+                : kube.persistentVolumes().list().getItems().stream().filter(p -> claim.equals(p.getSpec().getClaimRef().getName()))
+                        .map(p -> p.getMetadata().getName()).findFirst().orElseThrow();
+    }
+
+    /** DeleteVolume, retried while the node still refuses it as in use (FAILED_PRECONDITION), as csi-provisioner retries. */
+    static void deleteVolumeAsTheProvisionerDoes(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            Kubectl.Result r = cscResult("controller", "delete-volume", id);
+            if (r.exit() == 0) {
+                return;
+            }
+            if (r.exit() != 9 || System.nanoTime() > deadline) {
+                throw new AssertionError("DeleteVolume " + id + " exited " + r.exit() + ": " + r.out());
+            }
+            Thread.sleep(1000);
+        }
+    }
+
+    static void awaitRunning(String pod) {
+        await("pod " + pod + " Running and ready", () -> {
+            Pod p = kube.pods().inNamespace("default").withName(pod).get();
+            return p != null && container(p, "app").map(ContainerStatus::getReady).orElse(false);
+        });
+    }
+
+    static String exec(String pod, String... command) {
+        List<String> cmd = new ArrayList<>(List.of("exec", pod, "-c", "app", "--"));
+        cmd.addAll(List.of(command));
+        return Kubectl.ok(cmd.toArray(String[]::new));
+    }
+
+    static void deletePods(String... pods) {
+        List<String> cmd = new ArrayList<>(List.of("delete", "pod", "--ignore-not-found", "--wait=true"));
+        cmd.addAll(List.of(pods));
+        Kubectl.ok(cmd.toArray(String[]::new));
+    }
+
+    /** The node is this machine: the pool's backing files are here. */
+    static Path backingFile(String volumeId) {
+        return Path.of(BACKING_DIR, "volumes", volumeId + ".img");
+    }
+
+    static void captureLoopcsiLogs() {
+        for (Pod p : kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).list().getItems()) {
+            captureLog(p, "loopcsi");
+        }
+    }
+
+    /** The container's log, and that of its previous run when kubelet restarted it (`kubectl logs --previous`). */
+    static void captureLog(Pod p, String container) {
+        CONTAINER_LOGS.put(p.getMetadata().getName() + "/" + container, logs(p, container, false));
+        if (container(p, container).map(ContainerStatus::getRestartCount).orElse(0) > 0) {
+            CONTAINER_LOGS.put(p.getMetadata().getName() + "/" + container + " (previous run)", logs(p, container, true));
+        }
+    }
+
+    /**
+     * For the note, not a check: seconds from the first process of the node plugin's new loopcsi
+     * container (its start time in /proc: the node is this machine) to the first Probe answered on
+     * the CSI socket kubelet uses, polled every 10 ms from here.
+     */
+    static double nodePluginStartToFirstProbe(String oldUid) throws InterruptedException {
+        Path socket = Path.of("/var/lib/kubelet/plugins/" + DRIVER + "/csi.sock");
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        double probedAt = -1;
+        while (probedAt < 0 && System.nanoTime() < deadline) {
+            if (Files.exists(socket)) {
+                try (CsiClient c = new CsiClient(socket)) {
+                    c.identity.withDeadlineAfter(1, TimeUnit.SECONDS).probe(ProbeRequest.getDefaultInstance());
+                    probedAt = uptime();
+                } catch (RuntimeException notYet) {
+                    // not listening yet
+                }
+            }
+            Thread.sleep(10);
+        }
+        assertTrue(probedAt > 0, "the new node plugin answered Probe on " + socket);
+        Pod p = await("the new node plugin's container", () -> {
+            Pod n = podWith("app.kubernetes.io/component", "node");
+            return n != null && !n.getMetadata().getUid().equals(oldUid)
+                    && container(n, "loopcsi").map(ContainerStatus::getContainerID).isPresent() ? n : null;
+        });
+        String id = container(p, "loopcsi").orElseThrow().getContainerID().replaceFirst("^.*://", "");
+        double started = Double.MAX_VALUE;
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            for (Path proc : procs.filter(x -> x.getFileName().toString().matches("\\d+")).toList()) {
+                try {
+                    if (Files.readString(proc.resolve("cgroup")).contains(id)) {
+                        String stat = Files.readString(proc.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        started = Math.min(started, Long.parseLong(f[19]) / 100.0); // starttime, clock ticks (USER_HZ 100)
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // exited meanwhile
+                }
+            }
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+        assertTrue(started < Double.MAX_VALUE, "the container's processes");
+        return probedAt - started;
+    }
+
+    static double uptime() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    // --- helpers
+
+    /**
+     * VmRSS of the processes of every running container in the namespace (information, not a
+     * check): the node is this machine, so a container's processes are those whose cgroup names
+     * its container ID.
+     */
+    static void printMemory() {
+        for (Pod pod : kube.pods().inNamespace(NS).list().getItems()) {
+            for (ContainerStatus c : pod.getStatus().getContainerStatuses()) {
+                if (c.getState().getRunning() == null || c.getContainerID() == null) {
+                    continue;
+                }
+                String id = c.getContainerID().replaceFirst("^.*://", "");
+                long kib = 0;
+                try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                    for (Path proc : procs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                        try {
+                            if (Files.readString(proc.resolve("cgroup")).contains(id)) {
+                                kib += Files.readAllLines(proc.resolve("status")).stream().filter(l -> l.startsWith("VmRSS:"))
+                                        .mapToLong(l -> Long.parseLong(l.replaceAll("\\D", ""))).sum();
+                            }
+                        } catch (IOException | RuntimeException gone) {
+                            // the process exited meanwhile
+                        }
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+                System.out.printf("e2e memory: %-45s %-22s RSS %4d MiB%n", pod.getMetadata().getName(), c.getName(), kib >> 10);
+            }
+        }
+    }
+
+    static Pod podWith(String label, String value) {
+        return kube.pods().inNamespace(NS).withLabel("app.kubernetes.io/instance", POOL).withLabel(label, value).list().getItems()
+                .stream().findFirst().orElse(null);
+    }
+
+    static Pod onePod(String label, String value) {
+        List<Pod> pods = kube.pods().inNamespace(NS).withLabel(label, value).list().getItems();
+        assertEquals(1, pods.size(), "one pod " + label + "=" + value);
+        return pods.get(0);
+    }
+
+    static Optional<ContainerStatus> container(Pod pod, String name) {
+        if (pod == null || pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+            return Optional.empty();
+        }
+        return pod.getStatus().getContainerStatuses().stream().filter(c -> c.getName().equals(name)).findFirst();
+    }
+
+    /** A container whose image is not on the node: fail now, naming it (there is no registry to pull from). */
+    static void failIfImageMissing(Pod pod) {
+        for (ContainerStatus c : pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null ? List.<ContainerStatus>of()
+                : pod.getStatus().getContainerStatuses()) {
+            var waiting = c.getState() == null ? null : c.getState().getWaiting();
+            if (waiting != null && Set.of("ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName").contains(waiting.getReason())) {
+                throw new AssertionError(pod.getMetadata().getName() + "/" + c.getName() + ": image " + c.getImage() + " is not on the node ("
+                        + waiting.getReason() + "); make standin-images makes the sidecar names it finds in src/main/java/io/loopcsi/operator");
+            }
+        }
+    }
+
+    /** A container that exited and was restarted by kubelet: fail now, with what it said before it died. */
+    static void failIfRestarted(Pod pod, String container) {
+        container(pod, container).filter(c -> c.getRestartCount() > 0).ifPresent(c -> {
+            var last = c.getLastState() == null ? null : c.getLastState().getTerminated();
+            throw new AssertionError(pod.getMetadata().getName() + "/" + container + " exited"
+                    + (last == null ? "" : " with " + last.getExitCode() + " (" + last.getReason() + ")") + " and was restarted; its log:\n"
+                    + logs(pod, container, true));
+        });
+    }
+
+    static String logs(Pod pod, String container, boolean previous) {
+        List<String> args = new ArrayList<>(List.of("-n", NS, "logs", pod.getMetadata().getName(), "-c", container));
+        if (previous) {
+            args.add("--previous");
+        }
+        return Kubectl.run(args.toArray(String[]::new)).out();
+    }
+
+    /** What an admin reading `kubectl logs` must not see: an error or a stack trace. */
+    static void assertCleanLog(String log) {
+        List<String> bad = log.lines().filter(l -> l.contains(" ERROR ") || l.contains("Exception") || l.matches("^\\s+at .*")).toList();
+        assertTrue(bad.isEmpty(), "errors in the log:\n" + String.join("\n", bad) + "\n--- whole log:\n" + log);
+    }
+
+    static void timing(String what, long t0) {
+        TIMINGS.put(what, Duration.ofNanos(System.nanoTime() - t0));
+    }
+
+    static <T> T await(String what, Supplier<T> check) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        Throwable last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                T v = check.get();
+                if (v != null && !Boolean.FALSE.equals(v)) {
+                    return v;
+                }
+            } catch (RuntimeException e) {
+                last = e;
+            }
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+        throw new AssertionError("timed out after " + WAIT.toSeconds() + " s waiting for " + what + (last == null ? "" : ": " + last), last);
+    }
+}
