@@ -1,58 +1,16 @@
 package io.loopcsi.operator.dependents;
 
-import java.util.Optional;
-
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.loopcsi.operator.OperatorSettings;
-import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.desired.ServiceMonitorSpec;
 
-/**
- * The pool's ServiceMonitor, written only where the monitoring.coreos.com CRDs exist: a missing
- * CRD is not an error, nothing is written then. Not a JOSDK dependent on purpose: JOSDK 5.1
- * builds an informer even to deregister an inactive dependent (activation condition), which
- * fails for a kind the server does not serve, and QOSDK 7.2 cannot process a plain
- * DependentResource of GenericKubernetesResource. The reconciler calls it after the workflow;
- * it applies server-side, and the owner reference lets Kubernetes delete it with the pool.
- */
-public class ServiceMonitorApplier {
+/** The pool's ServiceMonitor (its metrics Service scraped), written only where the ServiceMonitor CRD exists. */
+public class ServiceMonitorApplier extends CrdGatedApplier {
 
     static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
             .withGroup(ServiceMonitorSpec.GROUP).withVersion(ServiceMonitorSpec.VERSION).withKind(ServiceMonitorSpec.KIND)
             .withPlural("servicemonitors").withNamespaced(true).build();
 
-    private final CrdPresent crd = new CrdPresent(ServiceMonitorSpec.CRD);
-
-    /** Applies the pool's ServiceMonitor if the CRD exists; returns it, or empty when there is no CRD. */
-    public Optional<GenericKubernetesResource> reconcile(StoragePool pool, KubernetesClient client) {
-        if (!crd.isPresent(client)) {
-            return Optional.empty();
-        }
-        GenericKubernetesResource desired = ServiceMonitorSpec.desired(pool, OperatorSettings.namespace());
-        desired.getMetadata().setOwnerReferences(java.util.List.of(new OwnerReferenceBuilder().withApiVersion(pool.getApiVersion())
-                .withKind(pool.getKind()).withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid())
-                .withController(true).withBlockOwnerDeletion(false).build()));
-        try {
-            GenericKubernetesResource applied = resource(client, desired.getMetadata().getName())
-                    .patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager("loopcsi-operator")
-                            .withForce(true).build(), desired);
-            return Optional.of(applied);
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                crd.forget(); // the CRD went away: nothing to write any more
-                return Optional.empty();
-            }
-            throw e;
-        }
-    }
-
-    private static io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource> resource(KubernetesClient client, String name) {
-        return client.genericKubernetesResources(CONTEXT).inNamespace(OperatorSettings.namespace()).withName(name);
+    public ServiceMonitorApplier() {
+        super(CONTEXT, ServiceMonitorSpec.CRD, ServiceMonitorSpec::desired);
     }
 }
