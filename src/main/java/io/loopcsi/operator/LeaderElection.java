@@ -30,6 +30,13 @@ public class LeaderElection {
     LeaderElectionConfiguration leaderElection(OperatorRole role) {
         return LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(LEASE)
                 .withLeaseNamespace(OperatorSettings.namespace())
+                // Renewals may fail for 25 s before the lease counts as lost (default 10 s): one
+                // request that hangs for the client's 10 s timeout, seen through a slow service
+                // route, no longer ends the leadership and restarts the operator. A dead leader's
+                // pools wait at most 30 s for the next one.
+                .withLeaseDuration(java.time.Duration.ofSeconds(30))
+                .withRenewDeadline(java.time.Duration.ofSeconds(25))
+                .withRetryPeriod(java.time.Duration.ofSeconds(5))
                 .withExitOnStopLeading(false)
                 .withLeaderCallbacks(new LeaderCallbacks(() -> {
                 }, role::leaseEnded, leader -> {
