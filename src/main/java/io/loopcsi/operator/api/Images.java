@@ -30,9 +30,13 @@ public class Images {
     @Default(SNAPSHOTTER)
     private String snapshotter = SNAPSHOTTER;
 
+    @JsonPropertyDescription("Deprecated and ignored: the node plugin registers itself with kubelet, no node-driver-registrar "
+            + "runs. Kept so that pools written for 0.1.0 stay valid.")
     @Default(NODE_DRIVER_REGISTRAR)
     private String nodeDriverRegistrar = NODE_DRIVER_REGISTRAR;
 
+    @JsonPropertyDescription("Deprecated and ignored: kubelet probes each loopcsi container's own /q/health, no livenessprobe "
+            + "sidecar runs. Kept so that pools written for 0.1.0 stay valid.")
     @Default(LIVENESS_PROBE)
     private String livenessProbe = LIVENESS_PROBE;
 

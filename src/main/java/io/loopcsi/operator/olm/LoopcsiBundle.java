@@ -56,9 +56,9 @@ public class LoopcsiBundle implements SharedCSVMetadata {
 
             The operator reconciles **StoragePools**. For each pool it rolls out the pool's own CSI \
             driver in the operator's namespace: a CSIDriver, a controller Deployment (with \
-            csi-provisioner, csi-resizer and csi-snapshotter), a privileged node DaemonSet (with \
-            node-driver-registrar), their RBAC, the pool's StorageClasses (WaitForFirstConsumer) and \
-            a metrics Service, plus a ServiceMonitor where the Prometheus Operator is installed. \
+            csi-provisioner, csi-resizer and csi-snapshotter), a privileged node DaemonSet (the plugin \
+            registers itself with kubelet), their RBAC, the pool's StorageClasses (WaitForFirstConsumer) and \
+            a metrics Service, plus a ServiceMonitor and a PrometheusRule where the Prometheus Operator is installed. \
             Deleting a pool is held while volumes of its driver exist; backing data on the nodes is \
             never deleted by the operator.
 
