@@ -120,7 +120,8 @@ class PackagedOperatorIT {
      * pool label the dashboard selects by, once it reconciled pools as they go in real life: one that
      * rolls out, one refused (BackingDirConflict: a problem reported in status and counted), and
      * reconciles that throw (its ClusterRole lost the PersistentVolume rule: JOSDK counts them
-     * failed). It runs as its ServiceAccount (impersonated), so with the committed RBAC.
+     * failed). It runs as its ServiceAccount (impersonated), so with the committed RBAC; the example
+     * pool's dashboard ConfigMap is written by it too.
      */
     @Test
     @Order(3)
@@ -129,6 +130,8 @@ class PackagedOperatorIT {
         cluster.kubectl("apply", "-f", "kubernetes/examples/storagepool.yaml");
         await("pool local reconciled", () -> "1".equals(cluster.kubectl("get", "storagepool", "local", "-o",
                 "jsonpath={.status.observedGeneration}")));
+        await("the example pool's Grafana dashboard ConfigMap", () -> !cluster.kubectl("get", "configmap", "-n", NS,
+                "loopcsi-local-dashboard", "--ignore-not-found", "-o", "name").isBlank());
         // younger than local (and after it by name, should both be made in one second): the one refused
         Path overlap = dir.resolve("overlap.yaml");
         Files.writeString(overlap, """
