@@ -40,6 +40,7 @@ import io.loopcsi.operator.dependents.ControllerRoleBindingDependent;
 import io.loopcsi.operator.dependents.ControllerRoleDependent;
 import io.loopcsi.operator.dependents.ControllerServiceAccountDependent;
 import io.loopcsi.operator.dependents.CsiDriverDependent;
+import io.loopcsi.operator.dependents.GrafanaDashboardDependent;
 import io.loopcsi.operator.dependents.MetricsServiceDependent;
 import io.loopcsi.operator.dependents.NodeClusterRoleBindingDependent;
 import io.loopcsi.operator.dependents.NodeClusterRoleDependent;
@@ -51,6 +52,7 @@ import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ControllerDeployment;
 import io.loopcsi.operator.desired.CsiDriverSpec;
 import io.loopcsi.operator.desired.CsiRbac;
+import io.loopcsi.operator.desired.GrafanaDashboard;
 import io.loopcsi.operator.desired.MetricsService;
 import io.loopcsi.operator.desired.NodeDaemonSet;
 import io.loopcsi.operator.desired.PoolNames;
@@ -95,6 +97,7 @@ import io.loopcsi.operator.status.UnsupportedNodes;
                 dependsOn = { "node-sa", "node-clusterrolebinding", "csi-driver" }),
         @Dependent(name = "storage-classes", type = StorageClassesDependent.class, dependsOn = "csi-driver"),
         @Dependent(name = "metrics-service", type = MetricsServiceDependent.class),
+        @Dependent(name = "grafana-dashboard", type = GrafanaDashboardDependent.class, reconcilePrecondition = GrafanaDashboardDependent.Wanted.class),
 })
 @ControllerConfiguration(name = StoragePoolReconciler.NAME)
 // Beyond the rules QOSDK derives from the dependents: PersistentVolumes (deletion hold, status)
@@ -279,6 +282,9 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         all.add(ControllerDeployment.desired(pool, ns, cluster));
         all.add(NodeDaemonSet.desired(pool, ns));
         all.add(MetricsService.desired(pool, ns));
+        if (GrafanaDashboard.wanted(pool)) {
+            all.add(GrafanaDashboard.desired(pool, ns, GrafanaDashboard.committed()));
+        }
         Map<String, ?> classes = StorageClasses.desired(pool);
         classes.values().forEach(sc -> all.add((HasMetadata) sc));
         return all;

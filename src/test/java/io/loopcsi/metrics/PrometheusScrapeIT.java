@@ -45,16 +45,6 @@ import io.loopcsi.testing.PrometheusProcess;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrometheusScrapeIT {
 
-    /** The committed Grafana dashboard (also on the class path, for the operator). */
-    static final Path DASHBOARD = Path.of("src/main/resources/grafana/loopcsi-dashboard.json");
-    /**
-     * Series only the operator exports (the dashboard's operator row), not in a driver's scrape:
-     * StoragePoolOperatorKubeTest checks the loopcsi_pool_* ones; JOSDK's are JOSDK's names.
-     */
-    static final java.util.Set<String> OPERATOR_METRICS = java.util.Set.of("loopcsi_pool_ready", "loopcsi_pool_nodes_ready",
-            "loopcsi_pool_nodes_desired", "loopcsi_pool_reconcile_problems_total", "loopcsi_pool_reconcile_failing",
-            "operator_sdk_reconciliations_started_total", "operator_sdk_reconciliations_failed_total");
-
     static final long MIB = 1 << 20;
     Path dir;
     DriverProcess driver;
@@ -145,31 +135,20 @@ class PrometheusScrapeIT {
 
     /**
      * Every query of the dashboard (panels and variables) parses in this Prometheus, and every
-     * driver metric it names is in the scrape (after the test above made volumes and calls).
+     * driver metric it names is in the scrape (after the test above made volumes and calls); the
+     * operator's are checked in its own scrape (PackagedOperatorIT).
      */
     @Test
     @Order(2)
     void everyDashboardQueryParsesAndItsMetricsAreScraped() throws Exception {
-        com.fasterxml.jackson.databind.JsonNode dash = new com.fasterxml.jackson.databind.ObjectMapper().readTree(DASHBOARD.toFile());
-        List<String> queries = new java.util.ArrayList<>();
-        dash.findValues("expr").forEach(n -> queries.add(n.asText()));
-        for (var v : dash.path("templating").path("list")) {
-            String q = v.path("query").path("query").asText("");
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^label_values\\((.*), *\\w+\\)$").matcher(q);
-            if (m.matches()) {
-                queries.add(m.group(1));
-            }
-        }
+        List<DashboardQueries.Query> queries = DashboardQueries.all();
         assertTrue(queries.size() >= 20, "queries found: " + queries);
         List<String> scraped = prometheus.metricNames();
-        java.util.regex.Pattern metric = java.util.regex.Pattern.compile("\\b(loopcsi_[a-z_]+|operator_sdk_[a-z_]+)\\b");
-        for (String q : queries) {
-            String concrete = q.replace("$__rate_interval", "1m").replaceAll("\\$(driver|node|pool)", ".*");
-            prometheus.query(concrete); // throws with Prometheus' parse error
-            java.util.regex.Matcher m = metric.matcher(q);
-            while (m.find()) {
-                if (!OPERATOR_METRICS.contains(m.group(1))) {
-                    assertTrue(scraped.contains(m.group(1)), m.group(1) + " (in " + q + ") is not in the driver's scrape");
+        for (DashboardQueries.Query q : queries) {
+            prometheus.query(q.concrete()); // throws with Prometheus' parse error
+            if (!q.operator()) {
+                for (String metric : q.metrics()) {
+                    assertTrue(scraped.contains(metric), metric + " (in " + q.promql() + ") is not in the driver's scrape");
                 }
             }
         }

@@ -53,6 +53,9 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Resources of the loopcsi containers (controller and node).")
     private ResourceRequirements resources;
 
+    @JsonPropertyDescription("Monitoring extras: the Grafana dashboard ConfigMap.")
+    private Monitoring monitoring = new Monitoring();
+
     public String getBackingDir() {
         return backingDir;
     }
@@ -123,5 +126,13 @@ public class StoragePoolSpec {
 
     public void setResources(ResourceRequirements resources) {
         this.resources = resources;
+    }
+
+    public Monitoring getMonitoring() {
+        return monitoring;
+    }
+
+    public void setMonitoring(Monitoring monitoring) {
+        this.monitoring = monitoring;
     }
 }

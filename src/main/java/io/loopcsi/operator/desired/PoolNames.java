@@ -41,6 +41,11 @@ public final class PoolNames {
         return base(pool) + "-metrics";
     }
 
+    /** The ConfigMap with the pool's Grafana dashboard. */
+    public static String dashboard(StoragePool pool) {
+        return base(pool) + "-dashboard";
+    }
+
     /** Labels every owned object carries. */
     public static Map<String, String> labels(StoragePool pool) {
         Map<String, String> l = new LinkedHashMap<>();

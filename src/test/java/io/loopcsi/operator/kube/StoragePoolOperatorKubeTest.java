@@ -23,7 +23,11 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -185,6 +189,17 @@ class StoragePoolOperatorKubeTest {
 
         await("metrics Service", () -> admin.services().inNamespace(NS).withName("loopcsi-local-metrics").get());
 
+        // the example asks for its Grafana dashboard: a ConfigMap Grafana's sidecar loads, for this pool
+        ConfigMap dashboard = await("dashboard ConfigMap", () -> admin.configMaps().inNamespace(NS).withName("loopcsi-local-dashboard").get());
+        assertOwned(dashboard.getMetadata().getOwnerReferences(), uid);
+        assertEquals("1", dashboard.getMetadata().getLabels().get("grafana_dashboard"));
+        JsonNode json = new ObjectMapper().readTree(dashboard.getData().get("loopcsi-local.json"));
+        assertEquals("loopcsi-local", json.get("uid").asText());
+        assertTrue(json.get("panels").size() > 10, "the committed dashboard's panels");
+        JsonNode driverVariable = java.util.stream.StreamSupport.stream(json.path("templating").path("list").spliterator(), false)
+                .filter(v -> v.path("name").asText().equals("driver")).findFirst().orElseThrow();
+        assertEquals(DRIVER, driverVariable.path("current").path("value").path(0).asText(), "the dashboard opens on the pool's driver");
+
         // no kubelet here: pods stay Pending, so the pool is honestly not Ready, but progressing and not degraded
         StoragePool p = await("status after rollout", () -> {
             StoragePool x = admin.resources(StoragePool.class).withName(POOL).get();
@@ -245,13 +260,16 @@ class StoragePoolOperatorKubeTest {
         }
         Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
                 {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
-                          "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}]}}
+                          "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}],
+                          "monitoring": {"grafanaDashboard": false}}}
                 """);
         await("DaemonSet rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().daemonSets().inNamespace(NS)
                 .withName("loopcsi-local-node").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
         await("Deployment rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().deployments().inNamespace(NS)
                 .withName("loopcsi-local-controller").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
         await("removed StorageClass deleted", () -> admin.storage().v1().storageClasses().withName("loopcsi-block").get() == null);
+        await("dashboard ConfigMap removed when no longer asked for", () -> admin.configMaps().inNamespace(NS)
+                .withName("loopcsi-local-dashboard").get() == null);
         assertNotNull(admin.storage().v1().storageClasses().withName("loopcsi-xfs").get());
         var monitor = await("ServiceMonitor written once its CRD exists", () -> admin.genericKubernetesResources("monitoring.coreos.com/v1",
                 "ServiceMonitor").inNamespace(NS).withName("loopcsi-local-metrics").get());
