@@ -24,6 +24,7 @@ import io.loopcsi.engine.Condition;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
@@ -219,6 +220,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         s.setSourceSnapshotId(req.sourceSnapshotId());
         s.setSourceVolumeId(req.sourceVolumeId());
         s.setParameters(req.parameters() == null ? Map.of() : new HashMap<>(req.parameters()));
+        s.setMutableParameters(new java.util.TreeMap<>(req.mutable().given()));
         s.setAttempt(attempt);
         return s;
     }
@@ -375,7 +377,70 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         LoopVolumeSpec s = lv.getSpec();
         return new VolumeMeta(HandoffNames.idOf(pool, lv.getMetadata().getName()), s.getName(), lv.getStatus().getCapacityBytes(), s.getMode(),
                 s.getFsType(), s.getSourceSnapshotId(), s.getSourceVolumeId(), s.getParameters(),
-                millis(lv.getStatus().getCreatedAt(), lv.getMetadata().getCreationTimestamp()));
+                millis(lv.getStatus().getCreatedAt(), lv.getMetadata().getCreationTimestamp()), lv.getStatus().getMutableParameters());
+    }
+
+    // ---- mutable parameters -----------------------------------------------------------------
+
+    @Override
+    public boolean modifiable() {
+        return true;
+    }
+
+    /**
+     * Writes the volume's mutable parameters with the changes into spec.mutableParameters and
+     * waits for the node to apply them, as an expansion does. A node's refusal (e.g. thick on a
+     * host that cannot hold it) puts the spec back to what the node reports applied, so that
+     * nothing changes and a later generation (an expansion) does not try the refused change
+     * again; a timeout or a silent node keeps the intent recorded, as for every other call.
+     */
+    @Override
+    public VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
+        Ids.requireVolumeId(volumeId);
+        String name = HandoffNames.object(pool, volumeId);
+        LoopVolume v = get(LoopVolume.class, name);
+        if (v == null || !v.created()) {
+            throw EngineException.notFound("volume " + volumeId + " does not exist");
+        }
+        if (v.getMetadata().getDeletionTimestamp() != null) {
+            throw EngineException.precondition("volume " + volumeId + " is being deleted");
+        }
+        Map<String, String> wanted = MutableSpec.of(v.getSpec().getMutableParameters());
+        Map<String, String> next = MutableSpec.next(wanted, changes);
+        LoopVolume written = v;
+        if (!next.equals(wanted) || (v.answered() && !(Phase.READY.equals(v.getStatus().getPhase())
+                && next.equals(MutableSpec.of(v.getStatus().getMutableParameters()))))) {
+            boolean again = next.equals(wanted); // the node answered these already and failed: have it try again
+            written = client.resources(LoopVolume.class).withName(name).edit(o -> {
+                o.getSpec().setMutableParameters(next);
+                if (again) {
+                    o.getSpec().setAttempt((o.getSpec().getAttempt() == null ? 0 : o.getSpec().getAttempt()) + 1);
+                }
+                return o;
+            });
+        } else if (v.answered()) {
+            return meta(v); // already applied
+        }
+        LOG.infof("ControllerModifyVolume %s: %s on node %s", volumeId, next, v.getSpec().getNode());
+        LoopVolume answered = awaitVolume(written);
+        if (!Phase.READY.equals(answered.getStatus().getPhase())) {
+            revert(name, next, answered.getStatus().getMutableParameters());
+        }
+        return answer(answered);
+    }
+
+    /** Puts spec.mutableParameters back to what the node applied, unless another call changed them meanwhile. */
+    private void revert(String name, Map<String, String> refused, Map<String, String> applied) {
+        try {
+            client.resources(LoopVolume.class).withName(name).edit(o -> {
+                if (refused.equals(MutableSpec.of(o.getSpec().getMutableParameters()))) {
+                    o.getSpec().setMutableParameters(MutableSpec.of(applied));
+                }
+                return o;
+            });
+        } catch (KubernetesClientException e) {
+            LOG.warnf("volume %s: cannot put back the mutable parameters the node refused (%s): %s", name, refused, e.getMessage());
+        }
     }
 
     // ---- snapshots --------------------------------------------------------------------------

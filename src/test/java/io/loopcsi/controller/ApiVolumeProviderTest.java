@@ -296,14 +296,70 @@ class ApiVolumeProviderTest {
     }
 
     @Test
-    void modifyAndGroupSnapshotsAreRefusedWithTheReasonAndNotAdvertised() {
-        assertFalse(provider.modifiable(), "MODIFY_VOLUME is not advertised in the controller role");
+    void mutableParametersGoIntoTheSpecAndTheNodesAnswerIsTheCallsAnswer() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        assertTrue(provider.modifiable(), "MODIFY_VOLUME is served through the hand-off");
+        CreateRequest thick = new CreateRequest("pvc-m", GI, 0, VolumeMode.FILESYSTEM, "xfs", null, null, Map.of(),
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick")));
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(thick, on("node-a")));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-m")));
+        assertEquals(Map.of("provisioning", "thick"), lv.getSpec().getMutableParameters());
+        answer(lv, s -> {
+            s.setPhase(Phase.READY);
+            s.setCapacityBytes(GI);
+            s.setCode("OK");
+            s.setMutableParameters(Map.of("provisioning", "thick"));
+        });
+        String id = call.get(10, TimeUnit.SECONDS).id();
+        assertEquals(Map.of("provisioning", "thick"), provider.volume(id).orElseThrow().mutableParameters(), "what the node applied");
+
+        // a modify adds its keys to the spec and waits for the node
+        CompletableFuture<VolumeMeta> modify = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("directIO", "off"))));
+        LoopVolume asked = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getSpec().getMutableParameters().containsKey("directIO") ? x : null;
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), asked.getSpec().getMutableParameters());
+        assertFalse(modify.isDone(), "the call waits for the node");
+        answer(asked, s -> {
+            s.setPhase(Phase.READY);
+            s.setCode("OK");
+            s.setMutableParameters(Map.of("provisioning", "thick", "directIO", "off"));
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), modify.get(10, TimeUnit.SECONDS).mutableParameters());
+        long generation = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration();
+        provider.modifyVolume(id, MutableParameters.parse("mutable_parameters", Map.of("directIO", "off")));
+        assertEquals(generation, client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration(),
+                "applied already: nothing written, no wait");
+
+        // the node's refusal comes back with its code, and the spec goes back to what is applied
+        CompletableFuture<VolumeMeta> refused = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("directIO", "on"))));
+        LoopVolume on = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return "on".equals(x.getSpec().getMutableParameters().get("directIO")) ? x : null;
+        });
+        answer(on, s -> {
+            s.setPhase(Phase.FAILED);
+            s.setCode("FAILED_PRECONDITION");
+            s.setMessage("directIO=on: the host filesystem refuses direct I/O");
+        });
+        StatusRuntimeException e = (StatusRuntimeException) assertThrows(Exception.class, () -> refused.get(10, TimeUnit.SECONDS)).getCause();
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().startsWith("node node-a: directIO=on"), e.getStatus().getDescription());
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"),
+                client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getSpec().getMutableParameters());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.modifyVolume(Ids.volumeIdFor("nope"),
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thin")))));
+        assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
+    }
+
+    @Test
+    void groupSnapshotsAreRefusedWithTheReasonAndNotAdvertised() {
         assertFalse(provider.groupSnapshots(), "the GroupController capability is not advertised in the controller role");
-        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.modifyVolume(
-                Ids.volumeIdFor("pvc-m"), MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick")))));
-        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
-        assertTrue(e.getStatus().getDescription().contains("standalone role only"), e.getStatus().getDescription());
-        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g", List.of(Ids.volumeIdFor("a")))));
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g",
+                List.of(Ids.volumeIdFor("a")))));
         assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
         assertEquals(List.of(), client.resources(LoopVolume.class).list().getItems(), "nothing was written");
     }

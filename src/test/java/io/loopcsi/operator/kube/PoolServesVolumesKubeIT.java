@@ -426,6 +426,47 @@ class PoolServesVolumesKubeIT {
 
     @Test
     @Order(6)
+    void mutableParametersAreCarriedOutByTheNode() throws Exception {
+        Path images = dataDir("node-a").resolve("volumes");
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            assertTrue(c.controller.controllerGetCapabilities(csi.v1.ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList()
+                    .stream().anyMatch(x -> x.getRpc().getType() == csi.v1.ControllerServiceCapability.RPC.Type.MODIFY_VOLUME));
+            // thick at CreateVolume: every block of the image allocated on the node now
+            String thick = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-thick")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .putMutableParams("provisioning", "thick").setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+            assertAllocated(images.resolve(thick + ".img"), 64L << 20);
+            assertEquals(Map.of("provisioning", "thick"), admin.resources(LoopVolume.class).withName(POOL + "." + thick).get().getStatus()
+                    .getMutableParameters(), "what the node applied, in status");
+            // thin, then ControllerModifyVolume to thick
+            String thin = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-thin")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+            Path thinImage = images.resolve(thin + ".img");
+            assertTrue(du(thinImage) < (1L << 20), "a sparse image: " + du(thinImage));
+            long t0 = System.nanoTime();
+            c.controller.controllerModifyVolume(csi.v1.ControllerModifyVolumeRequest.newBuilder().setVolumeId(thin)
+                    .putMutableParameters("provisioning", "thick").build());
+            timings.add("ControllerModifyVolume thin to thick (64Mi) through the node: " + ms(t0) + " ms");
+            assertAllocated(thinImage, 64L << 20);
+            LoopVolume lv = admin.resources(LoopVolume.class).withName(POOL + "." + thin).get();
+            assertEquals(Map.of("provisioning", "thick"), lv.getStatus().getMutableParameters());
+            // an unknown key: INVALID_ARGUMENT naming it, nothing written for the node
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.controllerModifyVolume(
+                    csi.v1.ControllerModifyVolumeRequest.newBuilder().setVolumeId(thin).putMutableParameters("iops", "3000")
+                            .putMutableParameters("directIO", "off").build()));
+            assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains("unknown key \"iops\""), e.getStatus().getDescription());
+            LoopVolume after = admin.resources(LoopVolume.class).withName(POOL + "." + thin).get();
+            assertEquals(lv.getMetadata().getGeneration(), after.getMetadata().getGeneration(), "nothing changed");
+            assertEquals(Map.of("provisioning", "thick"), after.getSpec().getMutableParameters());
+            deleteAsTheProvisionerDoes(c, thick);
+            deleteAsTheProvisionerDoes(c, thin);
+        }
+    }
+
+    @Test
+    @Order(8)
     void aRequestNoNodeCanHoldIsRefusedWithResourceExhausted() {
         try (CsiClient c = new CsiClient(controllerSocket)) {
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.createVolume(CreateVolumeRequest
@@ -446,7 +487,7 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void thePoolsDeletionIsHeldWhileItsVolumesExist() throws Exception {
         Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
         await("deletion held", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(),
@@ -481,6 +522,25 @@ class PoolServesVolumesKubeIT {
                 Thread.sleep(1000);
             }
         }
+    }
+
+    /** Bytes the file's blocks take on the host (du). */
+    static long du(Path file) throws Exception {
+        Process p = new ProcessBuilder("du", "--block-size=1", file.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), out);
+        return Long.parseLong(out.split("\\s+")[0]);
+    }
+
+    /** Thick: every block of the image allocated (du = size; a file system may add a block of its own bookkeeping). */
+    static void assertAllocated(Path image, long size) throws Exception {
+        long du = du(image);
+        assertTrue(du >= size && du <= size + (1L << 20), image + ": du " + du + " for a size of " + size);
+    }
+
+    static VolumeCapability block() {
+        return VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+                .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)).build();
     }
 
     static long capacity(String node) {
