@@ -23,6 +23,7 @@ import io.grpc.Status;
 import io.loopcsi.engine.Condition;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
+import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Placement;
@@ -34,6 +35,9 @@ import io.loopcsi.engine.VolumeMode;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
 import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopGroupSnapshotSpec;
+import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopSnapshotSpec;
@@ -43,7 +47,7 @@ import io.loopcsi.handoff.Phase;
 
 /**
  * The controller role's volume provider: volumes live on the nodes, so every change is written
- * as intent into a LoopVolume/LoopSnapshot ({@code <pool>.<ID>}) on the chosen node, and the call
+ * as intent into a LoopVolume/LoopSnapshot/LoopGroupSnapshot ({@code <pool>.<ID>}) on the chosen node, and the call
  * waits, with a bound, for that node's answer in status. A node whose heartbeat is stale gets
  * UNAVAILABLE at once; a node that does not answer in time gets DEADLINE_EXCEEDED; both are
  * retryable, and the intent stays recorded for when the node comes back. A node's failure
@@ -64,6 +68,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     private final Object changes = new Object();
     private SharedIndexInformer<LoopVolume> volumes;
     private SharedIndexInformer<LoopSnapshot> snapshots;
+    private SharedIndexInformer<LoopGroupSnapshot> groups;
     private SharedIndexInformer<LoopPoolNode> nodes;
 
     public ApiVolumeProvider(KubernetesClient client, String pool, String driver, Duration answerTimeout, Duration staleAfter, Clock clock) {
@@ -79,16 +84,20 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     public ApiVolumeProvider start() {
         volumes = client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         snapshots = client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
+        groups = client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         nodes = client.resources(LoopPoolNode.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         volumes.addEventHandler(wake());
         snapshots.addEventHandler(wake());
+        groups.addEventHandler(wake());
         nodes.addEventHandler(wake());
         try {
             volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
             snapshots.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            groups.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
             nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot list the LoopVolumes, LoopSnapshots and LoopPoolNodes of pool " + pool + ": " + e, e);
+            throw new IllegalStateException("cannot list the LoopVolumes, LoopSnapshots, LoopGroupSnapshots and LoopPoolNodes of pool " + pool
+                    + ": " + e, e);
         }
         return this;
     }
@@ -120,7 +129,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
 
     @Override
     public void close() {
-        for (SharedIndexInformer<?> i : new SharedIndexInformer<?>[] { volumes, snapshots, nodes }) {
+        for (SharedIndexInformer<?> i : new SharedIndexInformer<?>[] { volumes, snapshots, groups, nodes }) {
             if (i != null) {
                 i.close();
             }
@@ -231,7 +240,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             LoopSnapshot s = Ids.isSnapshotId(req.sourceSnapshotId()) ? get(LoopSnapshot.class, HandoffNames.object(pool, req.sourceSnapshotId()))
                     : null;
             if (s == null || !s.created()) {
-                throw EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist");
+                Optional<Member> m = Ids.isSnapshotId(req.sourceSnapshotId()) ? member(req.sourceSnapshotId(), true) : Optional.empty();
+                return m.map(x -> x.group().getSpec().getNode())
+                        .orElseThrow(() -> EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist"));
             }
             return s.getSpec().getNode();
         }
@@ -521,10 +532,22 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
                 millis(ls.getStatus().getCreationTime(), ls.getMetadata().getCreationTimestamp()));
     }
 
+    /**
+     * A member of a group snapshot goes with its group (DeleteVolumeGroupSnapshot): refused with
+     * FAILED_PRECONDITION, as the spec has for a snapshot with dependants.
+     */
     @Override
     public void deleteSnapshot(String snapshotId) {
         Ids.requireSnapshotId(snapshotId);
-        awaitGone(LoopSnapshot.class, HandoffNames.object(pool, snapshotId), "snapshot " + snapshotId);
+        String name = HandoffNames.object(pool, snapshotId);
+        if (get(LoopSnapshot.class, name) == null) {
+            Optional<Member> m = member(snapshotId, true);
+            if (m.isPresent()) {
+                throw EngineException.precondition("snapshot " + snapshotId + " is a member of group snapshot "
+                        + HandoffNames.idOf(pool, m.get().group().getMetadata().getName()) + "; delete the group snapshot");
+            }
+        }
+        awaitGone(LoopSnapshot.class, name, "snapshot " + snapshotId);
     }
 
     @Override
@@ -533,13 +556,180 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             return Optional.empty();
         }
         LoopSnapshot s = get(LoopSnapshot.class, HandoffNames.object(pool, snapshotId));
-        return s != null && s.created() ? Optional.of(snapshotMeta(s)) : Optional.empty();
+        if (s != null && s.created()) {
+            return Optional.of(snapshotMeta(s));
+        }
+        return member(snapshotId, true).map(this::memberMeta);
+    }
+
+    /** The pool's snapshots: those of LoopSnapshots and the members of its group snapshots. */
+    @Override
+    public List<SnapshotMeta> snapshots() {
+        List<SnapshotMeta> all = new java.util.ArrayList<>();
+        snapshots.getStore().list().stream().filter(LoopSnapshot::created).map(this::snapshotMeta).forEach(all::add);
+        for (LoopGroupSnapshot g : groups.getStore().list()) {
+            if (g.created()) {
+                g.getStatus().getMembers().forEach(m -> all.add(memberMeta(new Member(g, m))));
+            }
+        }
+        all.sort(Comparator.comparing(SnapshotMeta::id));
+        return all;
+    }
+
+    // ---- group snapshots --------------------------------------------------------------------
+
+    /** A member snapshot and its group. */
+    private record Member(LoopGroupSnapshot group, LoopGroupSnapshotStatus.Member member) {
+    }
+
+    /** The group snapshot a snapshot ID is a member of (from the informer, else, when asked, from the API server). */
+    private Optional<Member> member(String snapshotId, boolean askServer) {
+        Optional<Member> m = findMember(groups.getStore().list(), snapshotId);
+        if (m.isEmpty() && askServer) {
+            m = findMember(client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).list().getItems(), snapshotId);
+        }
+        return m;
+    }
+
+    private static Optional<Member> findMember(List<LoopGroupSnapshot> gs, String snapshotId) {
+        for (LoopGroupSnapshot g : gs) {
+            if (g.created()) {
+                for (LoopGroupSnapshotStatus.Member m : g.getStatus().getMembers()) {
+                    if (snapshotId.equals(m.getSnapshotId())) {
+                        return Optional.of(new Member(g, m));
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private SnapshotMeta memberMeta(Member m) {
+        LoopGroupSnapshot g = m.group();
+        LoopVolume src = volumes.getStore().getByKey(HandoffNames.object(pool, m.member().getSourceVolumeId()));
+        return new SnapshotMeta(m.member().getSnapshotId(), g.getSpec().getName() + "/" + m.member().getSourceVolumeId(),
+                m.member().getSourceVolumeId(), m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
+                src == null ? null : src.getSpec().getMode(), src == null ? null : src.getSpec().getFsType(),
+                millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()),
+                HandoffNames.idOf(pool, g.getMetadata().getName()));
     }
 
     @Override
-    public List<SnapshotMeta> snapshots() {
-        return snapshots.getStore().list().stream().filter(LoopSnapshot::created).map(this::snapshotMeta)
-                .sorted(Comparator.comparing(SnapshotMeta::id)).toList();
+    public boolean groupSnapshots() {
+        return true;
+    }
+
+    /**
+     * Writes a LoopGroupSnapshot on the node holding every source volume and waits for its answer
+     * (as for a snapshot). Idempotent by name: the same sources find the same object; other
+     * sources under the name are ALREADY_EXISTS. Sources on several nodes: FAILED_PRECONDITION,
+     * nothing written ({@link GroupPlacement}).
+     */
+    @Override
+    public GroupSnapshotMeta createGroupSnapshot(String requestName, List<String> sourceVolumeIds) {
+        String id = Ids.groupSnapshotIdFor(requestName);
+        List<String> sources = sourceVolumeIds.stream().distinct().sorted().toList();
+        String name = HandoffNames.object(pool, id);
+        for (int round = 0; round < 3; round++) {
+            LoopGroupSnapshot existing = get(LoopGroupSnapshot.class, name);
+            if (existing == null) {
+                List<GroupPlacement.Source> placed = new java.util.ArrayList<>();
+                for (String s : sources) {
+                    LoopVolume v = Ids.isVolumeId(s) ? get(LoopVolume.class, HandoffNames.object(pool, s)) : null;
+                    placed.add(new GroupPlacement.Source(s, v == null || !v.created() ? null : v.getSpec().getNode(),
+                            v != null && v.getMetadata().getDeletionTimestamp() != null));
+                }
+                String node = GroupPlacement.node(placed);
+                LoopGroupSnapshotSpec spec = new LoopGroupSnapshotSpec();
+                spec.setPool(pool);
+                spec.setDriver(driver);
+                spec.setNode(node);
+                spec.setName(requestName);
+                spec.setSourceVolumeIds(new java.util.ArrayList<>(sources));
+                LoopGroupSnapshot g = new LoopGroupSnapshot(name, spec);
+                g.getMetadata().setLabels(HandoffNames.labels(pool, node));
+                try {
+                    LoopGroupSnapshot made = client.resource(g).create();
+                    LOG.infof("CreateVolumeGroupSnapshot %s: LoopGroupSnapshot %s of %s on node %s", requestName, name, sources, node);
+                    return groupAnswer(awaitGroup(made));
+                } catch (KubernetesClientException e) {
+                    if (e.getCode() == 409) {
+                        continue;
+                    }
+                    throw e;
+                }
+            }
+            if (!sources.equals(existing.getSpec().getSourceVolumeIds())) {
+                throw EngineException.alreadyExists("group snapshot " + Ids.quote(requestName) + " already exists as " + id + " of volumes "
+                        + existing.getSpec().getSourceVolumeIds() + ", not of " + sources);
+            }
+            if (existing.getMetadata().getDeletionTimestamp() != null) {
+                throw Status.ABORTED.withDescription("group snapshot " + id + " is being deleted; try again").asRuntimeException();
+            }
+            if (existing.created()) {
+                return groupMeta(existing);
+            }
+            if (!existing.answered()) {
+                return groupAnswer(awaitGroup(existing));
+            }
+            LoopGroupSnapshot edited = client.resources(LoopGroupSnapshot.class).withName(name).edit(o -> {
+                o.getSpec().setAttempt((o.getSpec().getAttempt() == null ? 0 : o.getSpec().getAttempt()) + 1);
+                return o;
+            });
+            return groupAnswer(awaitGroup(edited));
+        }
+        throw Status.ABORTED.withDescription("group snapshot " + id + " keeps changing under concurrent calls; try again").asRuntimeException();
+    }
+
+    private LoopGroupSnapshot awaitGroup(LoopGroupSnapshot written) {
+        long generation = written.getMetadata().getGeneration() == null ? 1 : written.getMetadata().getGeneration();
+        return await(LoopGroupSnapshot.class, written.getMetadata().getName(), written.getSpec().getNode(),
+                g -> g.answered() && g.getMetadata().getGeneration() >= generation, "group snapshot " + written.getMetadata().getName());
+    }
+
+    private GroupSnapshotMeta groupAnswer(LoopGroupSnapshot g) {
+        if (Phase.READY.equals(g.getStatus().getPhase())) {
+            return groupMeta(g);
+        }
+        throw Codes.status(g.getStatus().getCode(), "node " + g.getSpec().getNode() + ": " + g.getStatus().getMessage()).asRuntimeException();
+    }
+
+    private GroupSnapshotMeta groupMeta(LoopGroupSnapshot g) {
+        List<LoopGroupSnapshotStatus.Member> ms = g.getStatus().getMembers();
+        return new GroupSnapshotMeta(HandoffNames.idOf(pool, g.getMetadata().getName()), g.getSpec().getName(),
+                ms.stream().map(LoopGroupSnapshotStatus.Member::getSourceVolumeId).toList(),
+                ms.stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList(),
+                millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()));
+    }
+
+    /** Deletes the group and, on its node, its member snapshots; snapshot_ids that are not the members are INVALID_ARGUMENT. */
+    @Override
+    public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+        if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
+            return; // cannot exist
+        }
+        String name = HandoffNames.object(pool, groupSnapshotId);
+        LoopGroupSnapshot g = get(LoopGroupSnapshot.class, name);
+        if (g == null) {
+            return;
+        }
+        if (g.created()) {
+            List<String> members = g.getStatus().getMembers().stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList();
+            if (!new java.util.TreeSet<>(snapshotIds).equals(new java.util.TreeSet<>(members))) {
+                throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId
+                        + ": " + members);
+            }
+        }
+        awaitGone(LoopGroupSnapshot.class, name, "group snapshot " + groupSnapshotId);
+    }
+
+    @Override
+    public Optional<GroupSnapshotMeta> groupSnapshot(String groupSnapshotId) {
+        if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
+            return Optional.empty();
+        }
+        LoopGroupSnapshot g = get(LoopGroupSnapshot.class, HandoffNames.object(pool, groupSnapshotId));
+        return g != null && g.created() ? Optional.of(groupMeta(g)) : Optional.empty();
     }
 
     // ---- capacity ---------------------------------------------------------------------------
@@ -647,6 +837,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             if (r.getStatus() instanceof io.loopcsi.handoff.LoopSnapshotStatus s) {
                 return new Answer(s.getPhase(), s.getCode(), s.getMessage(), s.getObservedGeneration());
             }
+            if (r.getStatus() instanceof LoopGroupSnapshotStatus g) {
+                return new Answer(g.getPhase(), g.getCode(), g.getMessage(), g.getObservedGeneration());
+            }
             return new Answer(null, null, null, null);
         }
     }
@@ -675,6 +868,8 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
                         v.getSpec().setAttempt((v.getSpec().getAttempt() == null ? 0 : v.getSpec().getAttempt()) + 1);
                     } else if (o instanceof LoopSnapshot s) {
                         s.getSpec().setAttempt((s.getSpec().getAttempt() == null ? 0 : s.getSpec().getAttempt()) + 1);
+                    } else if (o instanceof LoopGroupSnapshot g) {
+                        g.getSpec().setAttempt((g.getSpec().getAttempt() == null ? 0 : g.getSpec().getAttempt()) + 1);
                     }
                     return o;
                 });
@@ -706,7 +901,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     }
 
     private static String nodeOfObject(CustomResource<?, ?> r) {
-        return r instanceof LoopVolume v ? v.getSpec().getNode() : ((LoopSnapshot) r).getSpec().getNode();
+        if (r instanceof LoopVolume v) {
+            return v.getSpec().getNode();
+        }
+        return r instanceof LoopGroupSnapshot g ? g.getSpec().getNode() : ((LoopSnapshot) r).getSpec().getNode();
     }
 
     private void checkNodeAlive(String node, String what) {
@@ -732,7 +930,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     }
 
     private <T extends CustomResource<?, ?>> T cached(Class<T> type, String name) {
-        SharedIndexInformer<?> informer = type == LoopVolume.class ? volumes : snapshots;
+        SharedIndexInformer<?> informer = type == LoopVolume.class ? volumes : type == LoopGroupSnapshot.class ? groups : snapshots;
         return type.cast(informer.getStore().getByKey(name));
     }
 

@@ -61,6 +61,7 @@ import io.grpc.StatusRuntimeException;
 import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.cli.CsiChannels;
 import io.loopcsi.cli.Endpoint;
+import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
@@ -122,7 +123,7 @@ class PoolServesVolumesKubeIT {
         root = Files.createTempDirectory("rt"); // short: kubelet-style socket paths below it must stay under 108 bytes (PrivateSocket)
         Kubectl.ok("apply", "-k", "kubernetes/");
         admin = new KubernetesClientBuilder().build();
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
             String name = crd + ".loopcsi.io";
             await("CRD " + name, () -> admin.apiextensions().v1().customResourceDefinitions().withName(name).get().getStatus().getConditions()
                     .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
@@ -184,7 +185,7 @@ class PoolServesVolumesKubeIT {
                 .filter(pv -> pv.getSpec().getCsi() != null && DRIVER.equals(pv.getSpec().getCsi().getDriver()))
                 .forEach(pv -> admin.persistentVolumes().resource(pv).delete());
         for (Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>> type : List.of(LoopVolume.class, LoopSnapshot.class,
-                LoopPoolNode.class)) {
+                LoopGroupSnapshot.class, LoopPoolNode.class)) {
             for (var o : admin.resources(type).withLabel("loopcsi.io/pool", POOL).list().getItems()) {
                 admin.resources(type).withName(o.getMetadata().getName()).edit(x -> {
                     x.getMetadata().setFinalizers(List.of());
@@ -463,6 +464,106 @@ class PoolServesVolumesKubeIT {
             deleteAsTheProvisionerDoes(c, thick);
             deleteAsTheProvisionerDoes(c, thin);
         }
+    }
+
+    @Test
+    @Order(7)
+    void aGroupSnapshotOfMountedVolumesOnOneNodeRestoresBoth() throws Exception {
+        Path kubelet = kubeletDir("node-a");
+        List<String> ids = new ArrayList<>();
+        try (CsiClient c = new CsiClient(controllerSocket); CsiClient n = new CsiClient(socketOf("node-a"))) {
+            assertTrue(c.identity.getPluginCapabilities(csi.v1.GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList().stream()
+                    .anyMatch(x -> x.getService().getType() == csi.v1.PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+            assertEquals(csi.v1.GroupControllerServiceCapability.RPC.Type.CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT, c.group
+                    .groupControllerGetCapabilities(csi.v1.GroupControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilities(0)
+                    .getRpc().getType());
+            // two xfs volumes on node-a, staged, published and written, as two pods of one application would
+            for (String v : List.of("app-data", "app-log")) {
+                String id = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-" + v)
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(300L << 20)).addVolumeCapabilities(mount())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                ids.add(id);
+                mountAndWrite(n, kubelet, id, v, "written to " + v);
+            }
+            long t0 = System.nanoTime();
+            csi.v1.CreateVolumeGroupSnapshotRequest create = csi.v1.CreateVolumeGroupSnapshotRequest.newBuilder().setName("groupsnapshot-1")
+                    .addAllSourceVolumeIds(ids).build();
+            csi.v1.VolumeGroupSnapshot g = c.group.createVolumeGroupSnapshot(create).getGroupSnapshot();
+            timings.add("CreateVolumeGroupSnapshot of two mounted 300Mi xfs volumes through the node: " + ms(t0) + " ms");
+            assertTrue(g.getReadyToUse());
+            assertEquals(2, g.getSnapshotsCount());
+            assertEquals(g, c.group.createVolumeGroupSnapshot(create).getGroupSnapshot(), "idempotent by name");
+            List<String> members = g.getSnapshotsList().stream().map(csi.v1.Snapshot::getSnapshotId).toList();
+            assertEquals(g, c.group.getVolumeGroupSnapshot(csi.v1.GetVolumeGroupSnapshotRequest.newBuilder()
+                    .setGroupSnapshotId(g.getGroupSnapshotId()).addAllSnapshotIds(members).build()).getGroupSnapshot());
+            assertEquals("node-a", admin.resources(LoopGroupSnapshot.class).withName(POOL + "." + g.getGroupSnapshotId()).get().getSpec().getNode());
+            for (String m : members) {
+                assertTrue(Files.exists(dataDir("node-a").resolve("snapshots/" + m + ".img")), "member " + m + " on node-a");
+            }
+            for (String id : ids) {
+                unmount(n, kubelet, id);
+            }
+            // each member restored into a new volume holds its volume's data of that instant
+            for (csi.v1.Snapshot m : g.getSnapshotsList()) {
+                String source = m.getSourceVolumeId();
+                String what = source.equals(ids.get(0)) ? "app-data" : "app-log";
+                String restored = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-restored-" + what)
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(300L << 20)).addVolumeCapabilities(mount())
+                        .setVolumeContentSource(VolumeContentSource.newBuilder().setSnapshot(VolumeContentSource.SnapshotSource.newBuilder()
+                                .setSnapshotId(m.getSnapshotId())))
+                        .build()).getVolume().getVolumeId();
+                assertTrue(Files.exists(dataDir("node-a").resolve("volumes/" + restored + ".img")), "restored on the group's node");
+                Path target = mountAndWrite(n, kubelet, restored, "restored-" + what, null);
+                assertEquals("written to " + what, Files.readString(target.resolve("file.txt")));
+                unmount(n, kubelet, restored);
+                ids.add(restored);
+            }
+            // a group across two nodes: FAILED_PRECONDITION naming the volumes and their nodes, nothing created
+            String onB = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-on-b")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .setAccessibilityRequirements(on("node-b")).build()).getVolume().getVolumeId();
+            ids.add(onB);
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.group.createVolumeGroupSnapshot(
+                    csi.v1.CreateVolumeGroupSnapshotRequest.newBuilder().setName("groupsnapshot-2").addSourceVolumeIds(ids.get(0))
+                            .addSourceVolumeIds(onB).build()));
+            assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains(ids.get(0) + " on node node-a")
+                    && e.getStatus().getDescription().contains(onB + " on node node-b"), e.getStatus().getDescription());
+            assertEquals(1, admin.resources(LoopGroupSnapshot.class).withLabel("loopcsi.io/pool", POOL).list().getItems().size(),
+                    "nothing created for the refused group");
+            // delete: the members go with the group; a second delete succeeds
+            csi.v1.DeleteVolumeGroupSnapshotRequest delete = csi.v1.DeleteVolumeGroupSnapshotRequest.newBuilder()
+                    .setGroupSnapshotId(g.getGroupSnapshotId()).addAllSnapshotIds(members).build();
+            c.group.deleteVolumeGroupSnapshot(delete);
+            for (String m : members) {
+                assertFalse(Files.exists(dataDir("node-a").resolve("snapshots/" + m + ".img")), "member " + m + " deleted");
+            }
+            assertEquals(null, admin.resources(LoopGroupSnapshot.class).withName(POOL + "." + g.getGroupSnapshotId()).get());
+            c.group.deleteVolumeGroupSnapshot(delete);
+            for (String id : ids) {
+                deleteAsTheProvisionerDoes(c, id);
+            }
+        }
+    }
+
+    /** NodeStage + NodePublish (kubelet's paths on the node) and, when given, a file written; returns the target. */
+    static Path mountAndWrite(CsiClient n, Path kubelet, String id, String pv, String content) throws Exception {
+        Path staging = kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount");
+        Path target = kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount");
+        n.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString())
+                .setVolumeCapability(mount()).build());
+        n.node.nodePublishVolume(publish(id, staging, target, mount()));
+        if (content != null) {
+            Files.writeString(target.resolve("file.txt"), content);
+        }
+        return target;
+    }
+
+    static void unmount(CsiClient n, Path kubelet, String id) {
+        n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                .setTargetPath(kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount").toString()).build());
+        n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                .setStagingTargetPath(kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount").toString()).build());
     }
 
     @Test
