@@ -36,7 +36,6 @@ import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopGroupSnapshot;
-import io.loopcsi.handoff.LoopGroupSnapshotSpec;
 import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
@@ -47,7 +46,7 @@ import io.loopcsi.handoff.Phase;
 
 /**
  * The controller role's volume provider: volumes live on the nodes, so every change is written
- * as intent into a LoopVolume/LoopSnapshot/LoopGroupSnapshot ({@code <pool>.<ID>}) on the chosen node, and the call
+ * as intent into a LoopVolume/LoopSnapshot ({@code <pool>.<ID>}; group snapshots: {@link ApiGroupSnapshots}) on the chosen node, and the call
  * waits, with a bound, for that node's answer in status. A node whose heartbeat is stale gets
  * UNAVAILABLE at once; a node that does not answer in time gets DEADLINE_EXCEEDED; both are
  * retryable, and the intent stays recorded for when the node comes back. A node's failure
@@ -70,6 +69,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     private SharedIndexInformer<LoopSnapshot> snapshots;
     private SharedIndexInformer<LoopGroupSnapshot> groups;
     private SharedIndexInformer<LoopPoolNode> nodes;
+    private ApiGroupSnapshots groupSnapshots;
 
     public ApiVolumeProvider(KubernetesClient client, String pool, String driver, Duration answerTimeout, Duration staleAfter, Clock clock) {
         this.client = client;
@@ -89,6 +89,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         volumes.addEventHandler(wake());
         snapshots.addEventHandler(wake());
         groups.addEventHandler(wake());
+        groupSnapshots = new ApiGroupSnapshots(this, client, pool, driver, groups);
         nodes.addEventHandler(wake());
         try {
             volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
@@ -240,7 +241,8 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             LoopSnapshot s = Ids.isSnapshotId(req.sourceSnapshotId()) ? get(LoopSnapshot.class, HandoffNames.object(pool, req.sourceSnapshotId()))
                     : null;
             if (s == null || !s.created()) {
-                Optional<Member> m = Ids.isSnapshotId(req.sourceSnapshotId()) ? member(req.sourceSnapshotId(), true) : Optional.empty();
+                Optional<ApiGroupSnapshots.Member> m = Ids.isSnapshotId(req.sourceSnapshotId())
+                        ? groupSnapshots.member(req.sourceSnapshotId(), true) : Optional.empty();
                 return m.map(x -> x.group().getSpec().getNode())
                         .orElseThrow(() -> EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist"));
             }
@@ -525,6 +527,11 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         throw Codes.status(ls.getStatus().getCode(), "node " + ls.getSpec().getNode() + ": " + ls.getStatus().getMessage()).asRuntimeException();
     }
 
+    /** The volume as the informer has it (null when unknown). */
+    LoopVolume cachedVolume(String volumeId) {
+        return volumes.getStore().getByKey(HandoffNames.object(pool, volumeId));
+    }
+
     private SnapshotMeta snapshotMeta(LoopSnapshot ls) {
         LoopVolume src = volumes.getStore().getByKey(HandoffNames.object(pool, ls.getSpec().getSourceVolumeId()));
         return new SnapshotMeta(HandoffNames.idOf(pool, ls.getMetadata().getName()), ls.getSpec().getName(), ls.getSpec().getSourceVolumeId(),
@@ -541,7 +548,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         Ids.requireSnapshotId(snapshotId);
         String name = HandoffNames.object(pool, snapshotId);
         if (get(LoopSnapshot.class, name) == null) {
-            Optional<Member> m = member(snapshotId, true);
+            Optional<ApiGroupSnapshots.Member> m = groupSnapshots.member(snapshotId, true);
             if (m.isPresent()) {
                 throw EngineException.precondition("snapshot " + snapshotId + " is a member of group snapshot "
                         + HandoffNames.idOf(pool, m.get().group().getMetadata().getName()) + "; delete the group snapshot");
@@ -559,7 +566,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         if (s != null && s.created()) {
             return Optional.of(snapshotMeta(s));
         }
-        return member(snapshotId, true).map(this::memberMeta);
+        return groupSnapshots.member(snapshotId, true).map(groupSnapshots::memberMeta);
     }
 
     /** The pool's snapshots: those of LoopSnapshots and the members of its group snapshots. */
@@ -567,169 +574,31 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     public List<SnapshotMeta> snapshots() {
         List<SnapshotMeta> all = new java.util.ArrayList<>();
         snapshots.getStore().list().stream().filter(LoopSnapshot::created).map(this::snapshotMeta).forEach(all::add);
-        for (LoopGroupSnapshot g : groups.getStore().list()) {
-            if (g.created()) {
-                g.getStatus().getMembers().forEach(m -> all.add(memberMeta(new Member(g, m))));
-            }
-        }
+        all.addAll(groupSnapshots.members());
         all.sort(Comparator.comparing(SnapshotMeta::id));
         return all;
     }
 
-    // ---- group snapshots --------------------------------------------------------------------
-
-    /** A member snapshot and its group. */
-    private record Member(LoopGroupSnapshot group, LoopGroupSnapshotStatus.Member member) {
-    }
-
-    /** The group snapshot a snapshot ID is a member of (from the informer, else, when asked, from the API server). */
-    private Optional<Member> member(String snapshotId, boolean askServer) {
-        Optional<Member> m = findMember(groups.getStore().list(), snapshotId);
-        if (m.isEmpty() && askServer) {
-            m = findMember(client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).list().getItems(), snapshotId);
-        }
-        return m;
-    }
-
-    private static Optional<Member> findMember(List<LoopGroupSnapshot> gs, String snapshotId) {
-        for (LoopGroupSnapshot g : gs) {
-            if (g.created()) {
-                for (LoopGroupSnapshotStatus.Member m : g.getStatus().getMembers()) {
-                    if (snapshotId.equals(m.getSnapshotId())) {
-                        return Optional.of(new Member(g, m));
-                    }
-                }
-            }
-        }
-        return Optional.empty();
-    }
-
-    private SnapshotMeta memberMeta(Member m) {
-        LoopGroupSnapshot g = m.group();
-        LoopVolume src = volumes.getStore().getByKey(HandoffNames.object(pool, m.member().getSourceVolumeId()));
-        return new SnapshotMeta(m.member().getSnapshotId(), g.getSpec().getName() + "/" + m.member().getSourceVolumeId(),
-                m.member().getSourceVolumeId(), m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
-                src == null ? null : src.getSpec().getMode(), src == null ? null : src.getSpec().getFsType(),
-                millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()),
-                HandoffNames.idOf(pool, g.getMetadata().getName()));
-    }
+    // ---- group snapshots (ApiGroupSnapshots) -------------------------------------------------
 
     @Override
     public boolean groupSnapshots() {
         return true;
     }
 
-    /**
-     * Writes a LoopGroupSnapshot on the node holding every source volume and waits for its answer
-     * (as for a snapshot). Idempotent by name: the same sources find the same object; other
-     * sources under the name are ALREADY_EXISTS. Sources on several nodes: FAILED_PRECONDITION,
-     * nothing written ({@link GroupPlacement}).
-     */
     @Override
     public GroupSnapshotMeta createGroupSnapshot(String requestName, List<String> sourceVolumeIds) {
-        String id = Ids.groupSnapshotIdFor(requestName);
-        List<String> sources = sourceVolumeIds.stream().distinct().sorted().toList();
-        String name = HandoffNames.object(pool, id);
-        for (int round = 0; round < 3; round++) {
-            LoopGroupSnapshot existing = get(LoopGroupSnapshot.class, name);
-            if (existing == null) {
-                List<GroupPlacement.Source> placed = new java.util.ArrayList<>();
-                for (String s : sources) {
-                    LoopVolume v = Ids.isVolumeId(s) ? get(LoopVolume.class, HandoffNames.object(pool, s)) : null;
-                    placed.add(new GroupPlacement.Source(s, v == null || !v.created() ? null : v.getSpec().getNode(),
-                            v != null && v.getMetadata().getDeletionTimestamp() != null));
-                }
-                String node = GroupPlacement.node(placed);
-                LoopGroupSnapshotSpec spec = new LoopGroupSnapshotSpec();
-                spec.setPool(pool);
-                spec.setDriver(driver);
-                spec.setNode(node);
-                spec.setName(requestName);
-                spec.setSourceVolumeIds(new java.util.ArrayList<>(sources));
-                LoopGroupSnapshot g = new LoopGroupSnapshot(name, spec);
-                g.getMetadata().setLabels(HandoffNames.labels(pool, node));
-                try {
-                    LoopGroupSnapshot made = client.resource(g).create();
-                    LOG.infof("CreateVolumeGroupSnapshot %s: LoopGroupSnapshot %s of %s on node %s", requestName, name, sources, node);
-                    return groupAnswer(awaitGroup(made));
-                } catch (KubernetesClientException e) {
-                    if (e.getCode() == 409) {
-                        continue;
-                    }
-                    throw e;
-                }
-            }
-            if (!sources.equals(existing.getSpec().getSourceVolumeIds())) {
-                throw EngineException.alreadyExists("group snapshot " + Ids.quote(requestName) + " already exists as " + id + " of volumes "
-                        + existing.getSpec().getSourceVolumeIds() + ", not of " + sources);
-            }
-            if (existing.getMetadata().getDeletionTimestamp() != null) {
-                throw Status.ABORTED.withDescription("group snapshot " + id + " is being deleted; try again").asRuntimeException();
-            }
-            if (existing.created()) {
-                return groupMeta(existing);
-            }
-            if (!existing.answered()) {
-                return groupAnswer(awaitGroup(existing));
-            }
-            LoopGroupSnapshot edited = client.resources(LoopGroupSnapshot.class).withName(name).edit(o -> {
-                o.getSpec().setAttempt((o.getSpec().getAttempt() == null ? 0 : o.getSpec().getAttempt()) + 1);
-                return o;
-            });
-            return groupAnswer(awaitGroup(edited));
-        }
-        throw Status.ABORTED.withDescription("group snapshot " + id + " keeps changing under concurrent calls; try again").asRuntimeException();
+        return groupSnapshots.create(requestName, sourceVolumeIds);
     }
 
-    private LoopGroupSnapshot awaitGroup(LoopGroupSnapshot written) {
-        long generation = written.getMetadata().getGeneration() == null ? 1 : written.getMetadata().getGeneration();
-        return await(LoopGroupSnapshot.class, written.getMetadata().getName(), written.getSpec().getNode(),
-                g -> g.answered() && g.getMetadata().getGeneration() >= generation, "group snapshot " + written.getMetadata().getName());
-    }
-
-    private GroupSnapshotMeta groupAnswer(LoopGroupSnapshot g) {
-        if (Phase.READY.equals(g.getStatus().getPhase())) {
-            return groupMeta(g);
-        }
-        throw Codes.status(g.getStatus().getCode(), "node " + g.getSpec().getNode() + ": " + g.getStatus().getMessage()).asRuntimeException();
-    }
-
-    private GroupSnapshotMeta groupMeta(LoopGroupSnapshot g) {
-        List<LoopGroupSnapshotStatus.Member> ms = g.getStatus().getMembers();
-        return new GroupSnapshotMeta(HandoffNames.idOf(pool, g.getMetadata().getName()), g.getSpec().getName(),
-                ms.stream().map(LoopGroupSnapshotStatus.Member::getSourceVolumeId).toList(),
-                ms.stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList(),
-                millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()));
-    }
-
-    /** Deletes the group and, on its node, its member snapshots; snapshot_ids that are not the members are INVALID_ARGUMENT. */
     @Override
     public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
-        if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
-            return; // cannot exist
-        }
-        String name = HandoffNames.object(pool, groupSnapshotId);
-        LoopGroupSnapshot g = get(LoopGroupSnapshot.class, name);
-        if (g == null) {
-            return;
-        }
-        if (g.created()) {
-            List<String> members = g.getStatus().getMembers().stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList();
-            if (!new java.util.TreeSet<>(snapshotIds).equals(new java.util.TreeSet<>(members))) {
-                throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId
-                        + ": " + members);
-            }
-        }
-        awaitGone(LoopGroupSnapshot.class, name, "group snapshot " + groupSnapshotId);
+        groupSnapshots.delete(groupSnapshotId, snapshotIds);
     }
 
     @Override
     public Optional<GroupSnapshotMeta> groupSnapshot(String groupSnapshotId) {
-        if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
-            return Optional.empty();
-        }
-        LoopGroupSnapshot g = get(LoopGroupSnapshot.class, HandoffNames.object(pool, groupSnapshotId));
-        return g != null && g.created() ? Optional.of(groupMeta(g)) : Optional.empty();
+        return groupSnapshots.get(groupSnapshotId);
     }
 
     // ---- capacity ---------------------------------------------------------------------------
@@ -801,7 +670,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
      * fast with UNAVAILABLE when its node's heartbeat is stale, with DEADLINE_EXCEEDED after the
      * answer timeout; ABORTED when the object disappears meanwhile.
      */
-    private <T extends CustomResource<?, ?>> T await(Class<T> type, String name, String node, Predicate<T> done, String what) {
+    <T extends CustomResource<?, ?>> T await(Class<T> type, String name, String node, Predicate<T> done, String what) {
         Instant deadline = clock.instant().plus(answerTimeout);
         while (true) {
             T current = cached(type, name);
@@ -849,7 +718,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
      * refusal the node gave before this call (it keeps retrying by itself) is not taken as the
      * answer: the call raises spec.attempt so the node tries again now, and waits for that try.
      */
-    private <T extends CustomResource<?, ?>> void awaitGone(Class<T> type, String name, String what) {
+    <T extends CustomResource<?, ?>> void awaitGone(Class<T> type, String name, String what) {
         T current = get(type, name);
         if (current == null) {
             return;
@@ -934,11 +803,11 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         return type.cast(informer.getStore().getByKey(name));
     }
 
-    private <T extends CustomResource<?, ?>> T get(Class<T> type, String name) {
+    <T extends CustomResource<?, ?>> T get(Class<T> type, String name) {
         return client.resources(type).withName(name).get();
     }
 
-    private static long millis(String rfc3339, String fallback) {
+    static long millis(String rfc3339, String fallback) {
         for (String s : new String[] { rfc3339, fallback }) {
             if (s != null) {
                 try {
