@@ -500,6 +500,11 @@ class PoolServesVolumesKubeIT {
             for (String m : members) {
                 assertTrue(Files.exists(dataDir("node-a").resolve("snapshots/" + m + ".img")), "member " + m + " on node-a");
             }
+            LoopPoolNode reported = await("node-a reports the members", () -> {
+                LoopPoolNode x = admin.resources(LoopPoolNode.class).withName(POOL + ".node-a").get();
+                return x.getStatus().getSnapshots() == 2 ? x : null;
+            });
+            assertEquals(List.of(), reported.getStatus().getUnclaimed(), "the group claims its members: " + reported.getStatus().getMessage());
             for (String id : ids) {
                 unmount(n, kubelet, id);
             }
