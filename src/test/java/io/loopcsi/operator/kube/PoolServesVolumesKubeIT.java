@@ -426,7 +426,7 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7) // after the capacity check: the pool's status sums the nodes' reports only every 30s
     void mutableParametersAreCarriedOutByTheNode() throws Exception {
         Path images = dataDir("node-a").resolve("volumes");
         try (CsiClient c = new CsiClient(controllerSocket)) {
@@ -467,7 +467,7 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void aGroupSnapshotOfMountedVolumesOnOneNodeRestoresBoth() throws Exception {
         Path kubelet = kubeletDir("node-a");
         List<String> ids = new ArrayList<>();
@@ -572,7 +572,7 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
-    @Order(8)
+    @Order(6)
     void aRequestNoNodeCanHoldIsRefusedWithResourceExhausted() {
         try (CsiClient c = new CsiClient(controllerSocket)) {
             StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.createVolume(CreateVolumeRequest
