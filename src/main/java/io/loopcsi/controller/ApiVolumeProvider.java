@@ -23,7 +23,9 @@ import io.grpc.Status;
 import io.loopcsi.engine.Condition;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
+import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
@@ -33,6 +35,8 @@ import io.loopcsi.engine.VolumeMode;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
 import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopSnapshotSpec;
@@ -42,7 +46,7 @@ import io.loopcsi.handoff.Phase;
 
 /**
  * The controller role's volume provider: volumes live on the nodes, so every change is written
- * as intent into a LoopVolume/LoopSnapshot ({@code <pool>.<ID>}) on the chosen node, and the call
+ * as intent into a LoopVolume/LoopSnapshot ({@code <pool>.<ID>}; group snapshots: {@link ApiGroupSnapshots}) on the chosen node, and the call
  * waits, with a bound, for that node's answer in status. A node whose heartbeat is stale gets
  * UNAVAILABLE at once; a node that does not answer in time gets DEADLINE_EXCEEDED; both are
  * retryable, and the intent stays recorded for when the node comes back. A node's failure
@@ -63,7 +67,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     private final Object changes = new Object();
     private SharedIndexInformer<LoopVolume> volumes;
     private SharedIndexInformer<LoopSnapshot> snapshots;
+    private SharedIndexInformer<LoopGroupSnapshot> groups;
     private SharedIndexInformer<LoopPoolNode> nodes;
+    private ApiGroupSnapshots groupSnapshots;
 
     public ApiVolumeProvider(KubernetesClient client, String pool, String driver, Duration answerTimeout, Duration staleAfter, Clock clock) {
         this.client = client;
@@ -78,16 +84,21 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     public ApiVolumeProvider start() {
         volumes = client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         snapshots = client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
+        groups = client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         nodes = client.resources(LoopPoolNode.class).withLabel(HandoffNames.POOL_LABEL, pool).runnableInformer(0);
         volumes.addEventHandler(wake());
         snapshots.addEventHandler(wake());
+        groups.addEventHandler(wake());
+        groupSnapshots = new ApiGroupSnapshots(this, client, pool, driver, groups);
         nodes.addEventHandler(wake());
         try {
             volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
             snapshots.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            groups.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
             nodes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot list the LoopVolumes, LoopSnapshots and LoopPoolNodes of pool " + pool + ": " + e, e);
+            throw new IllegalStateException("cannot list the LoopVolumes, LoopSnapshots, LoopGroupSnapshots and LoopPoolNodes of pool " + pool
+                    + ": " + e, e);
         }
         return this;
     }
@@ -119,7 +130,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
 
     @Override
     public void close() {
-        for (SharedIndexInformer<?> i : new SharedIndexInformer<?>[] { volumes, snapshots, nodes }) {
+        for (SharedIndexInformer<?> i : new SharedIndexInformer<?>[] { volumes, snapshots, groups, nodes }) {
             if (i != null) {
                 i.close();
             }
@@ -219,6 +230,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         s.setSourceSnapshotId(req.sourceSnapshotId());
         s.setSourceVolumeId(req.sourceVolumeId());
         s.setParameters(req.parameters() == null ? Map.of() : new HashMap<>(req.parameters()));
+        s.setMutableParameters(new java.util.TreeMap<>(req.mutable().given()));
         s.setAttempt(attempt);
         return s;
     }
@@ -229,7 +241,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             LoopSnapshot s = Ids.isSnapshotId(req.sourceSnapshotId()) ? get(LoopSnapshot.class, HandoffNames.object(pool, req.sourceSnapshotId()))
                     : null;
             if (s == null || !s.created()) {
-                throw EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist");
+                Optional<ApiGroupSnapshots.Member> m = Ids.isSnapshotId(req.sourceSnapshotId())
+                        ? groupSnapshots.member(req.sourceSnapshotId(), true) : Optional.empty();
+                return m.map(x -> x.group().getSpec().getNode())
+                        .orElseThrow(() -> EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist"));
             }
             return s.getSpec().getNode();
         }
@@ -375,7 +390,70 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         LoopVolumeSpec s = lv.getSpec();
         return new VolumeMeta(HandoffNames.idOf(pool, lv.getMetadata().getName()), s.getName(), lv.getStatus().getCapacityBytes(), s.getMode(),
                 s.getFsType(), s.getSourceSnapshotId(), s.getSourceVolumeId(), s.getParameters(),
-                millis(lv.getStatus().getCreatedAt(), lv.getMetadata().getCreationTimestamp()));
+                millis(lv.getStatus().getCreatedAt(), lv.getMetadata().getCreationTimestamp()), lv.getStatus().getMutableParameters());
+    }
+
+    // ---- mutable parameters -----------------------------------------------------------------
+
+    @Override
+    public boolean modifiable() {
+        return true;
+    }
+
+    /**
+     * Writes the volume's mutable parameters with the changes into spec.mutableParameters and
+     * waits for the node to apply them, as an expansion does. A node's refusal (e.g. thick on a
+     * host that cannot hold it) puts the spec back to what the node reports applied, so that
+     * nothing changes and a later generation (an expansion) does not try the refused change
+     * again; a timeout or a silent node keeps the intent recorded, as for every other call.
+     */
+    @Override
+    public VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
+        Ids.requireVolumeId(volumeId);
+        String name = HandoffNames.object(pool, volumeId);
+        LoopVolume v = get(LoopVolume.class, name);
+        if (v == null || !v.created()) {
+            throw EngineException.notFound("volume " + volumeId + " does not exist");
+        }
+        if (v.getMetadata().getDeletionTimestamp() != null) {
+            throw EngineException.precondition("volume " + volumeId + " is being deleted");
+        }
+        Map<String, String> wanted = MutableSpec.of(v.getSpec().getMutableParameters());
+        Map<String, String> next = MutableSpec.next(wanted, changes);
+        LoopVolume written = v;
+        if (!next.equals(wanted) || (v.answered() && !(Phase.READY.equals(v.getStatus().getPhase())
+                && next.equals(MutableSpec.of(v.getStatus().getMutableParameters()))))) {
+            boolean again = next.equals(wanted); // the node answered these already and failed: have it try again
+            written = client.resources(LoopVolume.class).withName(name).edit(o -> {
+                o.getSpec().setMutableParameters(next);
+                if (again) {
+                    o.getSpec().setAttempt((o.getSpec().getAttempt() == null ? 0 : o.getSpec().getAttempt()) + 1);
+                }
+                return o;
+            });
+        } else if (v.answered()) {
+            return meta(v); // already applied
+        }
+        LOG.infof("ControllerModifyVolume %s: %s on node %s", volumeId, next, v.getSpec().getNode());
+        LoopVolume answered = awaitVolume(written);
+        if (!Phase.READY.equals(answered.getStatus().getPhase())) {
+            revert(name, next, answered.getStatus().getMutableParameters());
+        }
+        return answer(answered);
+    }
+
+    /** Puts spec.mutableParameters back to what the node applied, unless another call changed them meanwhile. */
+    private void revert(String name, Map<String, String> refused, Map<String, String> applied) {
+        try {
+            client.resources(LoopVolume.class).withName(name).edit(o -> {
+                if (refused.equals(MutableSpec.of(o.getSpec().getMutableParameters()))) {
+                    o.getSpec().setMutableParameters(MutableSpec.of(applied));
+                }
+                return o;
+            });
+        } catch (KubernetesClientException e) {
+            LOG.warnf("volume %s: cannot put back the mutable parameters the node refused (%s): %s", name, refused, e.getMessage());
+        }
     }
 
     // ---- snapshots --------------------------------------------------------------------------
@@ -449,6 +527,11 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         throw Codes.status(ls.getStatus().getCode(), "node " + ls.getSpec().getNode() + ": " + ls.getStatus().getMessage()).asRuntimeException();
     }
 
+    /** The volume as the informer has it (null when unknown). */
+    LoopVolume cachedVolume(String volumeId) {
+        return volumes.getStore().getByKey(HandoffNames.object(pool, volumeId));
+    }
+
     private SnapshotMeta snapshotMeta(LoopSnapshot ls) {
         LoopVolume src = volumes.getStore().getByKey(HandoffNames.object(pool, ls.getSpec().getSourceVolumeId()));
         return new SnapshotMeta(HandoffNames.idOf(pool, ls.getMetadata().getName()), ls.getSpec().getName(), ls.getSpec().getSourceVolumeId(),
@@ -456,10 +539,22 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
                 millis(ls.getStatus().getCreationTime(), ls.getMetadata().getCreationTimestamp()));
     }
 
+    /**
+     * A member of a group snapshot goes with its group (DeleteVolumeGroupSnapshot): refused with
+     * FAILED_PRECONDITION, as the spec has for a snapshot with dependants.
+     */
     @Override
     public void deleteSnapshot(String snapshotId) {
         Ids.requireSnapshotId(snapshotId);
-        awaitGone(LoopSnapshot.class, HandoffNames.object(pool, snapshotId), "snapshot " + snapshotId);
+        String name = HandoffNames.object(pool, snapshotId);
+        if (get(LoopSnapshot.class, name) == null) {
+            Optional<ApiGroupSnapshots.Member> m = groupSnapshots.member(snapshotId, true);
+            if (m.isPresent()) {
+                throw EngineException.precondition("snapshot " + snapshotId + " is a member of group snapshot "
+                        + HandoffNames.idOf(pool, m.get().group().getMetadata().getName()) + "; delete the group snapshot");
+            }
+        }
+        awaitGone(LoopSnapshot.class, name, "snapshot " + snapshotId);
     }
 
     @Override
@@ -468,13 +563,42 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             return Optional.empty();
         }
         LoopSnapshot s = get(LoopSnapshot.class, HandoffNames.object(pool, snapshotId));
-        return s != null && s.created() ? Optional.of(snapshotMeta(s)) : Optional.empty();
+        if (s != null && s.created()) {
+            return Optional.of(snapshotMeta(s));
+        }
+        return groupSnapshots.member(snapshotId, true).map(groupSnapshots::memberMeta);
+    }
+
+    /** The pool's snapshots: those of LoopSnapshots and the members of its group snapshots. */
+    @Override
+    public List<SnapshotMeta> snapshots() {
+        List<SnapshotMeta> all = new java.util.ArrayList<>();
+        snapshots.getStore().list().stream().filter(LoopSnapshot::created).map(this::snapshotMeta).forEach(all::add);
+        all.addAll(groupSnapshots.members());
+        all.sort(Comparator.comparing(SnapshotMeta::id));
+        return all;
+    }
+
+    // ---- group snapshots (ApiGroupSnapshots) -------------------------------------------------
+
+    @Override
+    public boolean groupSnapshots() {
+        return true;
     }
 
     @Override
-    public List<SnapshotMeta> snapshots() {
-        return snapshots.getStore().list().stream().filter(LoopSnapshot::created).map(this::snapshotMeta)
-                .sorted(Comparator.comparing(SnapshotMeta::id)).toList();
+    public GroupSnapshotMeta createGroupSnapshot(String requestName, List<String> sourceVolumeIds) {
+        return groupSnapshots.create(requestName, sourceVolumeIds);
+    }
+
+    @Override
+    public void deleteGroupSnapshot(String groupSnapshotId, List<String> snapshotIds) {
+        groupSnapshots.delete(groupSnapshotId, snapshotIds);
+    }
+
+    @Override
+    public Optional<GroupSnapshotMeta> groupSnapshot(String groupSnapshotId) {
+        return groupSnapshots.get(groupSnapshotId);
     }
 
     // ---- capacity ---------------------------------------------------------------------------
@@ -546,7 +670,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
      * fast with UNAVAILABLE when its node's heartbeat is stale, with DEADLINE_EXCEEDED after the
      * answer timeout; ABORTED when the object disappears meanwhile.
      */
-    private <T extends CustomResource<?, ?>> T await(Class<T> type, String name, String node, Predicate<T> done, String what) {
+    <T extends CustomResource<?, ?>> T await(Class<T> type, String name, String node, Predicate<T> done, String what) {
         Instant deadline = clock.instant().plus(answerTimeout);
         while (true) {
             T current = cached(type, name);
@@ -582,6 +706,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             if (r.getStatus() instanceof io.loopcsi.handoff.LoopSnapshotStatus s) {
                 return new Answer(s.getPhase(), s.getCode(), s.getMessage(), s.getObservedGeneration());
             }
+            if (r.getStatus() instanceof LoopGroupSnapshotStatus g) {
+                return new Answer(g.getPhase(), g.getCode(), g.getMessage(), g.getObservedGeneration());
+            }
             return new Answer(null, null, null, null);
         }
     }
@@ -591,7 +718,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
      * refusal the node gave before this call (it keeps retrying by itself) is not taken as the
      * answer: the call raises spec.attempt so the node tries again now, and waits for that try.
      */
-    private <T extends CustomResource<?, ?>> void awaitGone(Class<T> type, String name, String what) {
+    <T extends CustomResource<?, ?>> void awaitGone(Class<T> type, String name, String what) {
         T current = get(type, name);
         if (current == null) {
             return;
@@ -610,6 +737,8 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
                         v.getSpec().setAttempt((v.getSpec().getAttempt() == null ? 0 : v.getSpec().getAttempt()) + 1);
                     } else if (o instanceof LoopSnapshot s) {
                         s.getSpec().setAttempt((s.getSpec().getAttempt() == null ? 0 : s.getSpec().getAttempt()) + 1);
+                    } else if (o instanceof LoopGroupSnapshot g) {
+                        g.getSpec().setAttempt((g.getSpec().getAttempt() == null ? 0 : g.getSpec().getAttempt()) + 1);
                     }
                     return o;
                 });
@@ -641,7 +770,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     }
 
     private static String nodeOfObject(CustomResource<?, ?> r) {
-        return r instanceof LoopVolume v ? v.getSpec().getNode() : ((LoopSnapshot) r).getSpec().getNode();
+        if (r instanceof LoopVolume v) {
+            return v.getSpec().getNode();
+        }
+        return r instanceof LoopGroupSnapshot g ? g.getSpec().getNode() : ((LoopSnapshot) r).getSpec().getNode();
     }
 
     private void checkNodeAlive(String node, String what) {
@@ -667,15 +799,15 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     }
 
     private <T extends CustomResource<?, ?>> T cached(Class<T> type, String name) {
-        SharedIndexInformer<?> informer = type == LoopVolume.class ? volumes : snapshots;
+        SharedIndexInformer<?> informer = type == LoopVolume.class ? volumes : type == LoopGroupSnapshot.class ? groups : snapshots;
         return type.cast(informer.getStore().getByKey(name));
     }
 
-    private <T extends CustomResource<?, ?>> T get(Class<T> type, String name) {
+    <T extends CustomResource<?, ?>> T get(Class<T> type, String name) {
         return client.resources(type).withName(name).get();
     }
 
-    private static long millis(String rfc3339, String fallback) {
+    static long millis(String rfc3339, String fallback) {
         for (String s : new String[] { rfc3339, fallback }) {
             if (s != null) {
                 try {

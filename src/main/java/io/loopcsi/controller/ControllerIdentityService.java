@@ -47,12 +47,15 @@ public class ControllerIdentityService extends IdentityGrpc.IdentityImplBase {
 
     @Override
     public void getPluginCapabilities(GetPluginCapabilitiesRequest request, StreamObserver<GetPluginCapabilitiesResponse> observer) {
-        observer.onNext(GetPluginCapabilitiesResponse.newBuilder()
+        GetPluginCapabilitiesResponse.Builder b = GetPluginCapabilitiesResponse.newBuilder()
                 .addCapabilities(service(PluginCapability.Service.Type.CONTROLLER_SERVICE))
                 .addCapabilities(service(PluginCapability.Service.Type.VOLUME_ACCESSIBILITY_CONSTRAINTS))
                 .addCapabilities(PluginCapability.newBuilder().setVolumeExpansion(
-                        PluginCapability.VolumeExpansion.newBuilder().setType(PluginCapability.VolumeExpansion.Type.ONLINE)))
-                .build());
+                        PluginCapability.VolumeExpansion.newBuilder().setType(PluginCapability.VolumeExpansion.Type.ONLINE)));
+        if (provider.groupSnapshots()) { // through LoopGroupSnapshots (the GroupController is served beside the Controller)
+            b.addCapabilities(service(PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+        }
+        observer.onNext(b.build());
         observer.onCompleted();
     }
 

@@ -29,7 +29,8 @@ import io.smallrye.common.annotation.Blocking;
 /**
  * CSI GroupController: crash-consistent snapshots of several volumes at once. Served wherever
  * the Controller is; its capability (and the plugin's GROUP_CONTROLLER_SERVICE) only where the
- * provider can take them (the standalone engine). Elsewhere every call is UNIMPLEMENTED with the reason.
+ * provider can take them (the standalone engine; the controller role through LoopGroupSnapshots,
+ * whose Identity is ControllerIdentityService). Elsewhere every call is UNIMPLEMENTED with the reason.
  */
 @GrpcService
 @Blocking
@@ -37,7 +38,7 @@ import io.smallrye.common.annotation.Blocking;
 @LookupUnlessProperty(name = "loopcsi.role", stringValue = "operator", lookupIfMissing = true)
 public class GroupControllerService extends GroupControllerGrpc.GroupControllerImplBase {
 
-    /** The role whose provider takes group snapshots. */
+    /** The role whose IdentityService (the csi package's) advertises GROUP_CONTROLLER_SERVICE; the controller role has its own Identity. */
     static final String SERVED_IN = "standalone";
 
     private final VolumeProvider provider;

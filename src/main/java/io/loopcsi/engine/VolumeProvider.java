@@ -81,8 +81,8 @@ public interface VolumeProvider {
      * that cannot: UNIMPLEMENTED.
      */
     default VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
-        throw EngineException.unimplemented("ControllerModifyVolume is served by the standalone role only: the controller role does not "
-                + "hand mutable parameters to nodes yet (MODIFY_VOLUME is not advertised here)");
+        throw EngineException.unimplemented("ControllerModifyVolume: this role's volume provider cannot change mutable parameters "
+                + "(MODIFY_VOLUME is not advertised here)");
     }
 
     /** Whether group snapshots work here (the GroupController's CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT). */
@@ -105,8 +105,7 @@ public interface VolumeProvider {
     }
 
     private static EngineException groupsUnimplemented() {
-        return EngineException.unimplemented("volume group snapshots are served by the standalone role only: in the controller role "
-                + "the members of a group may live on several nodes and cannot be frozen together "
+        return EngineException.unimplemented("volume group snapshots: this role's volume provider cannot take them "
                 + "(CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT is not advertised here)");
     }
 }

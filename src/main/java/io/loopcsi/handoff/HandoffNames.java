@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * Names and labels of the hand-off objects. A LoopVolume is {@code <pool>.<volume ID>}, a
- * LoopSnapshot {@code <pool>.<snapshot ID>}, a LoopPoolNode {@code <pool>.<node>}: the IDs are
+ * LoopSnapshot {@code <pool>.<snapshot ID>}, a LoopGroupSnapshot {@code <pool>.<group snapshot ID>},
+ * a LoopPoolNode {@code <pool>.<node>}: the IDs are
  * derived from the CSI request names (engine.Ids), so a retried call finds its object, and the
  * pool prefix keeps two pools apart. Labels let each node watch only its own objects.
  */

@@ -37,6 +37,9 @@ public class LoopVolumeSpec {
     @JsonPropertyDescription("Content source: the volume it is cloned from.")
     private String sourceVolumeId;
     private Map<String, String> parameters = new LinkedHashMap<>();
+    @JsonPropertyDescription("Mutable parameters wanted (provisioning: thin|thick, directIO: auto|on|off): set at CreateVolume, "
+            + "changed by ControllerModifyVolume; the node applies them and reports what is applied in status.")
+    private Map<String, String> mutableParameters = new LinkedHashMap<>();
     @JsonPropertyDescription("Raised by the controller to have the node try a failed operation again.")
     private Long attempt = 0L;
 
@@ -126,6 +129,14 @@ public class LoopVolumeSpec {
 
     public void setParameters(Map<String, String> parameters) {
         this.parameters = parameters;
+    }
+
+    public Map<String, String> getMutableParameters() {
+        return mutableParameters;
+    }
+
+    public void setMutableParameters(Map<String, String> mutableParameters) {
+        this.mutableParameters = mutableParameters;
     }
 
     public Long getAttempt() {

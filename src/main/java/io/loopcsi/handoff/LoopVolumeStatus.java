@@ -1,5 +1,8 @@
 package io.loopcsi.handoff;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -22,6 +25,8 @@ public class LoopVolumeStatus {
     private Long observedGeneration;
     @JsonPropertyDescription("When the node made the volume (RFC 3339).")
     private String createdAt;
+    @JsonPropertyDescription("The mutable parameters applied on the node (the volume's metadata there); keys never set are defaults.")
+    private Map<String, String> mutableParameters = new LinkedHashMap<>();
 
     public String getPhase() {
         return phase;
@@ -85,5 +90,13 @@ public class LoopVolumeStatus {
 
     public void setCreatedAt(String createdAt) {
         this.createdAt = createdAt;
+    }
+
+    public Map<String, String> getMutableParameters() {
+        return mutableParameters;
+    }
+
+    public void setMutableParameters(Map<String, String> mutableParameters) {
+        this.mutableParameters = mutableParameters;
     }
 }

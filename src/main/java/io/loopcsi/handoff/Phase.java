@@ -1,6 +1,6 @@
 package io.loopcsi.handoff;
 
-/** Values of status.phase of LoopVolume and LoopSnapshot. */
+/** Values of status.phase of LoopVolume, LoopSnapshot and LoopGroupSnapshot. */
 public final class Phase {
 
     /** Not answered yet. */

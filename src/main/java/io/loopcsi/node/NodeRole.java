@@ -23,7 +23,10 @@ import io.fabric8.kubernetes.client.CustomResource;
 import io.loopcsi.cli.Endpoint;
 import io.loopcsi.csi.DriverConfig;
 import io.loopcsi.engine.VolumeProvider;
+import io.loopcsi.engine.Ids;
 import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
 import io.quarkus.runtime.ShutdownEvent;
@@ -31,7 +34,7 @@ import io.quarkus.runtime.StartupEvent;
 
 /**
  * The node role beyond CSI Node (which the csi package serves on the socket): it carries out
- * this node's LoopVolumes and LoopSnapshots with the local engine, publishes the node's capacity
+ * this node's LoopVolumes, LoopSnapshots and LoopGroupSnapshots with the local engine, publishes the node's capacity
  * and registers the driver with kubelet. Informers watch only objects labelled with this pool
  * and this node; a periodic resync re-checks every object against the files.
  */
@@ -44,6 +47,7 @@ public class NodeRole {
     private final List<AutoCloseable> running = new ArrayList<>();
     private volatile SharedIndexInformer<LoopVolume> volumes;
     private volatile SharedIndexInformer<LoopSnapshot> snapshots;
+    private volatile SharedIndexInformer<LoopGroupSnapshot> groups;
     private volatile KubeletRegistration registration;
     private volatile CapacityPublisher publisher;
     private volatile Duration heartbeat;
@@ -64,24 +68,35 @@ public class NodeRole {
                 .runnableInformer(RESYNC.toMillis());
         snapshots = client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool)
                 .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
+        groups = client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool)
+                .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
         publisher = new CapacityPublisher(client, pool, config.driverName(), engine, () -> claims(pool));
         running.add(publisher);
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry());
         SnapshotHandler sh = new SnapshotHandler(client, pool, engine, name -> snapshots.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry());
-        WorkQueue queue = new WorkQueue("loopcsi-node", 4, key -> key.startsWith("v/") ? vh.handle(key.substring(2))
-                : sh.handle(key.substring(2)));
+        GroupSnapshotHandler gh = new GroupSnapshotHandler(client, pool, engine, name -> groups.getStore().getByKey(name),
+                publisher::changed, nodeConfig.retry());
+        WorkQueue queue = new WorkQueue("loopcsi-node", 4, key -> switch (key.charAt(0)) {
+            case 'v' -> vh.handle(key.substring(2));
+            case 'g' -> gh.handle(key.substring(2));
+            default -> sh.handle(key.substring(2));
+        });
         running.add(queue);
         volumes.addEventHandler(enqueue(queue, "v/"));
         snapshots.addEventHandler(enqueue(queue, "s/"));
+        groups.addEventHandler(enqueue(queue, "g/"));
         running.add(volumes);
         running.add(snapshots);
+        running.add(groups);
         try {
             volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
             snapshots.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            groups.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot list the LoopVolumes/LoopSnapshots of node " + node + " in pool " + pool + ": " + e, e);
+            throw new IllegalStateException("cannot list the LoopVolumes/LoopSnapshots/LoopGroupSnapshots of node " + node + " in pool " + pool
+                    + ": " + e, e);
         }
         publisher.start(heartbeat);
 
@@ -134,6 +149,20 @@ public class NodeRole {
                 made.add(new DiskAudit.Made(s.getMetadata().getName(), id));
             }
         }
+        for (LoopGroupSnapshot g : groups.getStore().list()) {
+            // the members are snapshots on disk that no LoopSnapshot names: the group claims them
+            boolean live = g.created() && g.getMetadata().getDeletionTimestamp() == null;
+            for (LoopGroupSnapshotStatus.Member m : g.created() ? g.getStatus().getMembers() : List.<LoopGroupSnapshotStatus.Member>of()) {
+                claimed.add(m.getSnapshotId());
+                if (live) {
+                    made.add(new DiskAudit.Made(g.getMetadata().getName(), m.getSnapshotId()));
+                }
+            }
+            if (!g.created() && g.getSpec() != null && g.getSpec().getName() != null && g.getSpec().getSourceVolumeIds() != null) {
+                // being made: its members may be on disk before the node answers
+                g.getSpec().getSourceVolumeIds().forEach(v -> claimed.add(Ids.memberSnapshotIdFor(g.getSpec().getName(), v)));
+            }
+        }
         return new CapacityPublisher.Claims(claimed, made);
     }
 
@@ -145,8 +174,8 @@ public class NodeRole {
         if (registration != null && Boolean.FALSE.equals(registration.registered())) {
             return Optional.of("kubelet refused the registration: " + registration.error());
         }
-        if (!volumes.isRunning() || !snapshots.isRunning()) {
-            return Optional.of("the LoopVolume/LoopSnapshot informers stopped");
+        if (!volumes.isRunning() || !snapshots.isRunning() || !groups.isRunning()) {
+            return Optional.of("the LoopVolume/LoopSnapshot/LoopGroupSnapshot informers stopped");
         }
         return Optional.empty();
     }

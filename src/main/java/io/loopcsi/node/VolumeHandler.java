@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeProvider;
@@ -99,32 +100,20 @@ final class VolumeHandler {
             return Optional.empty(); // deleted meanwhile: its deletion event comes next
         }
         try {
-            VolumeMeta m;
-            long required = spec.getRequiredBytes() == null ? 0 : spec.getRequiredBytes();
-            long limit = spec.getLimitBytes() == null ? 0 : spec.getLimitBytes();
-            if (onDisk.isPresent() && required > onDisk.get().capacityBytes()) {
-                m = engine.expandVolume(id, required, limit);
-            } else {
-                m = engine.createVolume(new CreateRequest(spec.getName(), required, limit, spec.getMode(),
-                        spec.getFsType() == null ? "" : spec.getFsType(), spec.getSourceSnapshotId(), spec.getSourceVolumeId(),
-                        spec.getParameters()));
-            }
-            LoopVolumeStatus s = new LoopVolumeStatus();
-            s.setPhase(Phase.READY);
-            s.setReady(true);
-            s.setCapacityBytes(m.capacityBytes());
-            s.setCapacity(Sizes.format(m.capacityBytes()));
-            s.setCode(Codes.OK);
-            s.setMessage("volume " + id + " is on node " + engine.nodeId());
-            s.setObservedGeneration(lv.getMetadata().getGeneration());
-            s.setCreatedAt(Instant.ofEpochMilli(m.createdAtMillis()).toString());
-            write(lv, s);
+            VolumeMeta m = carryOut(id, spec, onDisk);
+            write(lv, ready(m, engine.nodeId(), lv.getMetadata().getGeneration()));
         } catch (EngineException e) {
             if (e.kind() == EngineException.Kind.ABORTED) {
                 return Optional.of(Duration.ofSeconds(1)); // another operation on the volume is in flight
             }
             LOG.infof("volume %s: %s %s", id, e.kind(), e.getMessage());
-            write(lv, failed(lv, Codes.of(e.kind()), e.getMessage()));
+            LoopVolumeStatus s = failed(lv, Codes.of(e.kind()), e.getMessage());
+            engine.volume(id).ifPresent(now -> { // e.g. grown, then a modify refused: status says what the disk has
+                s.setCapacityBytes(now.capacityBytes());
+                s.setCapacity(Sizes.format(now.capacityBytes()));
+                s.setMutableParameters(new java.util.TreeMap<>(now.mutableParameters()));
+            });
+            write(lv, s);
             if (engine.volume(id).isEmpty()) {
                 ObjectWrites.removeFinalizer(client, LoopVolume.class, lv); // nothing on disk to protect
             }
@@ -132,6 +121,64 @@ final class VolumeHandler {
         answeredGeneration.put(name, lv.getMetadata().getGeneration());
         changed.run();
         return Optional.empty();
+    }
+
+    /**
+     * The spec on this node's disk: a volume not there yet is created (with its mutable
+     * parameters); one that is there grows to spec.requiredBytes and takes spec.mutableParameters
+     * (each only when it differs: both engine calls are idempotent, but take the volume's lock).
+     */
+    private VolumeMeta carryOut(String id, LoopVolumeSpec spec, Optional<VolumeMeta> onDisk) {
+        long required = spec.getRequiredBytes() == null ? 0 : spec.getRequiredBytes();
+        long limit = spec.getLimitBytes() == null ? 0 : spec.getLimitBytes();
+        MutableParameters wanted = wanted(spec);
+        if (onDisk.isEmpty()) {
+            return engine.createVolume(new CreateRequest(spec.getName(), required, limit, spec.getMode(),
+                    spec.getFsType() == null ? "" : spec.getFsType(), spec.getSourceSnapshotId(), spec.getSourceVolumeId(),
+                    spec.getParameters(), wanted));
+        }
+        VolumeMeta m = onDisk.get();
+        boolean grow = required > m.capacityBytes();
+        boolean modify = needsModify(m, wanted);
+        if (grow) {
+            m = engine.expandVolume(id, required, limit);
+        }
+        if (modify) {
+            m = engine.modifyVolume(id, wanted);
+        }
+        if (!grow && !modify) {
+            // a retried spec (raised attempt): the engine's rule for an existing volume answers (same, or ALREADY_EXISTS)
+            m = engine.createVolume(new CreateRequest(spec.getName(), required, limit, spec.getMode(),
+                    spec.getFsType() == null ? "" : spec.getFsType(), spec.getSourceSnapshotId(), spec.getSourceVolumeId(),
+                    spec.getParameters(), wanted));
+        }
+        return m;
+    }
+
+    /** spec.mutableParameters, checked as the Controller checks them (anyone allowed to write the object could have written it). */
+    static MutableParameters wanted(LoopVolumeSpec spec) {
+        Map<String, String> m = spec.getMutableParameters();
+        return m == null || m.isEmpty() ? MutableParameters.NONE : MutableParameters.parse("spec.mutableParameters", m);
+    }
+
+    /** Whether applying wanted would change what the volume has. */
+    static boolean needsModify(VolumeMeta onDisk, MutableParameters wanted) {
+        return !onDisk.mutable().with(wanted).equals(onDisk.mutable());
+    }
+
+    /** The answer to a generation carried out: size, creation time and the mutable parameters now applied. */
+    static LoopVolumeStatus ready(VolumeMeta m, String node, long generation) {
+        LoopVolumeStatus s = new LoopVolumeStatus();
+        s.setPhase(Phase.READY);
+        s.setReady(true);
+        s.setCapacityBytes(m.capacityBytes());
+        s.setCapacity(Sizes.format(m.capacityBytes()));
+        s.setCode(Codes.OK);
+        s.setMessage("volume " + m.id() + " is on node " + node);
+        s.setObservedGeneration(generation);
+        s.setCreatedAt(Instant.ofEpochMilli(m.createdAtMillis()).toString());
+        s.setMutableParameters(new java.util.TreeMap<>(m.mutableParameters()));
+        return s;
     }
 
     private Optional<Duration> delete(LoopVolume lv, String id) {
@@ -180,6 +227,7 @@ final class VolumeHandler {
             s.setMessage(from.getMessage());
             s.setObservedGeneration(from.getObservedGeneration());
             s.setCreatedAt(from.getCreatedAt());
+            s.setMutableParameters(from.getMutableParameters());
         }
         return s;
     }

@@ -120,9 +120,10 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
 // the hand-off objects the pool's controller and node roles use (granted to them), and the
 // per-node capacity the operator sums into the pool's status
-@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes", "loopsnapshots", "looppoolnodes" },
+@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes" },
         verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
-@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes/status", "loopsnapshots/status", "looppoolnodes/status" },
+@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes/status", "loopsnapshots/status", "loopgroupsnapshots/status",
+        "looppoolnodes/status" },
         verbs = { "update", "patch" })
 // server-side apply that creates an object needs create as well as patch
 // whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is

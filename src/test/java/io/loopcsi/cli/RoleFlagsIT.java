@@ -72,7 +72,7 @@ class RoleFlagsIT {
             return;
         }
         kube = new KubernetesClientBuilder().build();
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
             if (kube.apiextensions().v1().customResourceDefinitions().withName(crd + ".loopcsi.io").get() != null) {
                 continue; // installed by an earlier test (kubectl apply -k kubernetes/)
             }
@@ -80,7 +80,7 @@ class RoleFlagsIT {
                 kube.apiextensions().v1().customResourceDefinitions().load(in).create();
             }
         }
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
             await(() -> kube.apiextensions().v1().customResourceDefinitions().withName(crd + ".loopcsi.io").get().getStatus().getConditions()
                     .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")) ? true : null);
         }

@@ -40,7 +40,10 @@ import io.loopcsi.engine.Placement;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeMode;
+import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopPoolNodeSpec;
 import io.loopcsi.handoff.LoopPoolNodeStatus;
@@ -69,7 +72,7 @@ class ApiVolumeProviderTest {
         // the injected client gives up on a connection after 10 s, which a loaded CI machine can exceed
         client = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
                 client.getConfiguration()).withConnectionTimeout(60_000).withRequestTimeout(60_000).build()).build();
-        for (String crd : List.of("loopvolumes", "loopsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
             try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
                 client.apiextensions().v1().customResourceDefinitions().load(in).create();
             }
@@ -296,16 +299,138 @@ class ApiVolumeProviderTest {
     }
 
     @Test
-    void modifyAndGroupSnapshotsAreRefusedWithTheReasonAndNotAdvertised() {
-        assertFalse(provider.modifiable(), "MODIFY_VOLUME is not advertised in the controller role");
-        assertFalse(provider.groupSnapshots(), "the GroupController capability is not advertised in the controller role");
-        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.modifyVolume(
-                Ids.volumeIdFor("pvc-m"), MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick")))));
-        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
-        assertTrue(e.getStatus().getDescription().contains("standalone role only"), e.getStatus().getDescription());
-        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g", List.of(Ids.volumeIdFor("a")))));
-        assertEquals(Status.Code.UNIMPLEMENTED, e.getStatus().getCode());
-        assertEquals(List.of(), client.resources(LoopVolume.class).list().getItems(), "nothing was written");
+    void mutableParametersGoIntoTheSpecAndTheNodesAnswerIsTheCallsAnswer() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        assertTrue(provider.modifiable(), "MODIFY_VOLUME is served through the hand-off");
+        CreateRequest thick = new CreateRequest("pvc-m", GI, 0, VolumeMode.FILESYSTEM, "xfs", null, null, Map.of(),
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick")));
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(thick, on("node-a")));
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-m")));
+        assertEquals(Map.of("provisioning", "thick"), lv.getSpec().getMutableParameters());
+        answer(lv, s -> {
+            s.setPhase(Phase.READY);
+            s.setCapacityBytes(GI);
+            s.setCode("OK");
+            s.setMutableParameters(Map.of("provisioning", "thick"));
+        });
+        String id = call.get(10, TimeUnit.SECONDS).id();
+        assertEquals(Map.of("provisioning", "thick"), provider.volume(id).orElseThrow().mutableParameters(), "what the node applied");
+
+        // a modify adds its keys to the spec and waits for the node
+        CompletableFuture<VolumeMeta> modify = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("directIO", "off"))));
+        LoopVolume asked = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getSpec().getMutableParameters().containsKey("directIO") ? x : null;
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), asked.getSpec().getMutableParameters());
+        assertFalse(modify.isDone(), "the call waits for the node");
+        answer(asked, s -> {
+            s.setPhase(Phase.READY);
+            s.setCode("OK");
+            s.setMutableParameters(Map.of("provisioning", "thick", "directIO", "off"));
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), modify.get(10, TimeUnit.SECONDS).mutableParameters());
+        long generation = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration();
+        provider.modifyVolume(id, MutableParameters.parse("mutable_parameters", Map.of("directIO", "off")));
+        assertEquals(generation, client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration(),
+                "applied already: nothing written, no wait");
+
+        // the node's refusal comes back with its code, and the spec goes back to what is applied
+        CompletableFuture<VolumeMeta> refused = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("directIO", "on"))));
+        LoopVolume on = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return "on".equals(x.getSpec().getMutableParameters().get("directIO")) ? x : null;
+        });
+        answer(on, s -> {
+            s.setPhase(Phase.FAILED);
+            s.setCode("FAILED_PRECONDITION");
+            s.setMessage("directIO=on: the host filesystem refuses direct I/O");
+        });
+        StatusRuntimeException e = (StatusRuntimeException) assertThrows(Exception.class, () -> refused.get(10, TimeUnit.SECONDS)).getCause();
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().startsWith("node node-a: directIO=on"), e.getStatus().getDescription());
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"),
+                client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getSpec().getMutableParameters());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.modifyVolume(Ids.volumeIdFor("nope"),
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thin")))));
+        assertEquals(Status.Code.NOT_FOUND, e.getStatus().getCode());
+    }
+
+    @Test
+    void aGroupSnapshotIsMadeByTheNodeOfItsMembersAndRefusedAcrossNodes() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        node("node-b", 10 * GI, Instant.now());
+        assertTrue(provider.groupSnapshots());
+        String a1 = made("pvc-a1", "node-a");
+        String a2 = made("pvc-a2", "node-a");
+        String b1 = made("pvc-b1", "node-b");
+
+        // across nodes: FAILED_PRECONDITION naming each volume and its node, nothing written
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g-x",
+                List.of(a1, b1))));
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains(a1 + " on node node-a") && e.getStatus().getDescription().contains(b1
+                + " on node node-b"), e.getStatus().getDescription());
+        assertEquals(List.of(), client.resources(LoopGroupSnapshot.class).list().getItems(), "nothing was written");
+
+        CompletableFuture<GroupSnapshotMeta> call = CompletableFuture.supplyAsync(() -> provider.createGroupSnapshot("g-1", List.of(a2, a1)));
+        String name = HandoffNames.object(POOL, Ids.groupSnapshotIdFor("g-1"));
+        LoopGroupSnapshot g = await(() -> client.resources(LoopGroupSnapshot.class).withName(name).get());
+        assertEquals("node-a", g.getSpec().getNode());
+        assertEquals("node-a", g.getMetadata().getLabels().get(HandoffNames.NODE_LABEL));
+        assertEquals(java.util.stream.Stream.of(a1, a2).sorted().toList(), g.getSpec().getSourceVolumeIds());
+        assertFalse(call.isDone(), "the call waits for the node");
+        List<String> members = g.getSpec().getSourceVolumeIds().stream().map(v -> Ids.memberSnapshotIdFor("g-1", v)).toList();
+        LoopGroupSnapshotStatus s = new LoopGroupSnapshotStatus();
+        s.setPhase(Phase.READY);
+        s.setCode("OK");
+        s.setReadyToUse(true);
+        s.setCreationTime(Instant.now().toString());
+        s.setObservedGeneration(g.getMetadata().getGeneration());
+        s.setMembers(List.of(new LoopGroupSnapshotStatus.Member(members.get(0), g.getSpec().getSourceVolumeIds().get(0), GI),
+                new LoopGroupSnapshotStatus.Member(members.get(1), g.getSpec().getSourceVolumeIds().get(1), GI)));
+        g.setStatus(s);
+        client.resources(LoopGroupSnapshot.class).withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), g);
+        GroupSnapshotMeta meta = call.get(10, TimeUnit.SECONDS);
+        assertEquals(members, meta.snapshotIds());
+        assertEquals(meta, provider.createGroupSnapshot("g-1", List.of(a1, a2)), "idempotent by name");
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createGroupSnapshot("g-1", List.of(a1))));
+        assertEquals(Status.Code.ALREADY_EXISTS, e.getStatus().getCode());
+        assertEquals(meta, provider.groupSnapshot(meta.id()).orElseThrow());
+
+        // the members are snapshots of the pool, restored on the group's node; deleted only with the group
+        assertEquals(meta.id(), provider.snapshot(members.get(0)).orElseThrow().groupSnapshotId());
+        assertEquals(members.stream().sorted().toList(), provider.snapshots().stream().map(x -> x.id()).toList());
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
+            provider.deleteSnapshot(members.get(0));
+            return null;
+        }));
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        CompletableFuture<VolumeMeta> restore = CompletableFuture.supplyAsync(() -> provider.createVolume(new CreateRequest("pvc-r", GI, 0,
+                VolumeMode.FILESYSTEM, "xfs", members.get(1), null, Map.of()), Placement.ANYWHERE));
+        LoopVolume r = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-r")));
+        assertEquals("node-a", r.getSpec().getNode());
+        answerReady(r, GI);
+        restore.get(10, TimeUnit.SECONDS);
+
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
+            provider.deleteGroupSnapshot(meta.id(), List.of(members.get(0)));
+            return null;
+        }));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+        provider.deleteGroupSnapshot(meta.id(), members); // no finalizer here: the object goes at once
+        assertNull(client.resources(LoopGroupSnapshot.class).withName(name).get());
+        provider.deleteGroupSnapshot(meta.id(), members);
+        assertTrue(provider.groupSnapshot(meta.id()).isEmpty());
+    }
+
+    /** A volume the node made. */
+    String made(String pvc, String node) throws Exception {
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs(pvc, GI), on(node)));
+        answerReady(awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor(pvc))), GI);
+        return call.get(10, TimeUnit.SECONDS).id();
     }
 
     static CreateRequest xfs(String name, long bytes) {

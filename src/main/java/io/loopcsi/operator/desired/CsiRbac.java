@@ -48,6 +48,7 @@ public final class CsiRbac {
             // loopcsi controller: writes the hand-off objects, reads the nodes' capacity
             rule("loopcsi.io", "loopvolumes", "get", "list", "watch", "create", "update", "patch", "delete"),
             rule("loopcsi.io", "loopsnapshots", "get", "list", "watch", "create", "update", "patch", "delete"),
+            rule("loopcsi.io", "loopgroupsnapshots", "get", "list", "watch", "create", "update", "patch", "delete"),
             rule("loopcsi.io", "looppoolnodes", "get", "list", "watch"));
 
     /** Rules of the controller in the pool's namespace: leader election, capacity objects, its owner chain. */
@@ -69,6 +70,8 @@ public final class CsiRbac {
             rule("loopcsi.io", "loopvolumes/status", "update", "patch"),
             rule("loopcsi.io", "loopsnapshots", "get", "list", "watch", "update", "patch"),
             rule("loopcsi.io", "loopsnapshots/status", "update", "patch"),
+            rule("loopcsi.io", "loopgroupsnapshots", "get", "list", "watch", "update", "patch"),
+            rule("loopcsi.io", "loopgroupsnapshots/status", "update", "patch"),
             rule("loopcsi.io", "looppoolnodes", "get", "create", "update", "patch"),
             rule("loopcsi.io", "looppoolnodes/status", "update", "patch"),
             rule("loopcsi.io", "storagepools", "get"));

@@ -47,6 +47,7 @@ public class LoopcsiBundle implements SharedCSVMetadata {
      * line per CRD, by its name (plural.group).
      */
     public static final List<String> INTERNAL_CRDS = List.of("loopvolumes.loopcsi.io", "loopsnapshots.loopcsi.io",
+            "loopgroupsnapshots.loopcsi.io",
             "looppoolnodes.loopcsi.io");
 
     static final String DESCRIPTION = """

@@ -61,6 +61,7 @@ import io.grpc.StatusRuntimeException;
 import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.cli.CsiChannels;
 import io.loopcsi.cli.Endpoint;
+import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
@@ -122,7 +123,7 @@ class PoolServesVolumesKubeIT {
         root = Files.createTempDirectory("rt"); // short: kubelet-style socket paths below it must stay under 108 bytes (PrivateSocket)
         Kubectl.ok("apply", "-k", "kubernetes/");
         admin = new KubernetesClientBuilder().build();
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
             String name = crd + ".loopcsi.io";
             await("CRD " + name, () -> admin.apiextensions().v1().customResourceDefinitions().withName(name).get().getStatus().getConditions()
                     .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
@@ -184,7 +185,7 @@ class PoolServesVolumesKubeIT {
                 .filter(pv -> pv.getSpec().getCsi() != null && DRIVER.equals(pv.getSpec().getCsi().getDriver()))
                 .forEach(pv -> admin.persistentVolumes().resource(pv).delete());
         for (Class<? extends io.fabric8.kubernetes.client.CustomResource<?, ?>> type : List.of(LoopVolume.class, LoopSnapshot.class,
-                LoopPoolNode.class)) {
+                LoopGroupSnapshot.class, LoopPoolNode.class)) {
             for (var o : admin.resources(type).withLabel("loopcsi.io/pool", POOL).list().getItems()) {
                 admin.resources(type).withName(o.getMetadata().getName()).edit(x -> {
                     x.getMetadata().setFinalizers(List.of());
@@ -425,6 +426,152 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
+    @Order(7) // after the capacity check: the pool's status sums the nodes' reports only every 30s
+    void mutableParametersAreCarriedOutByTheNode() throws Exception {
+        Path images = dataDir("node-a").resolve("volumes");
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            assertTrue(c.controller.controllerGetCapabilities(csi.v1.ControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList()
+                    .stream().anyMatch(x -> x.getRpc().getType() == csi.v1.ControllerServiceCapability.RPC.Type.MODIFY_VOLUME));
+            // thick at CreateVolume: every block of the image allocated on the node now
+            String thick = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-thick")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .putMutableParams("provisioning", "thick").setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+            assertAllocated(images.resolve(thick + ".img"), 64L << 20);
+            assertEquals(Map.of("provisioning", "thick"), admin.resources(LoopVolume.class).withName(POOL + "." + thick).get().getStatus()
+                    .getMutableParameters(), "what the node applied, in status");
+            // thin, then ControllerModifyVolume to thick
+            String thin = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-thin")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+            Path thinImage = images.resolve(thin + ".img");
+            assertTrue(du(thinImage) < (1L << 20), "a sparse image: " + du(thinImage));
+            long t0 = System.nanoTime();
+            c.controller.controllerModifyVolume(csi.v1.ControllerModifyVolumeRequest.newBuilder().setVolumeId(thin)
+                    .putMutableParameters("provisioning", "thick").build());
+            timings.add("ControllerModifyVolume thin to thick (64Mi) through the node: " + ms(t0) + " ms");
+            assertAllocated(thinImage, 64L << 20);
+            LoopVolume lv = admin.resources(LoopVolume.class).withName(POOL + "." + thin).get();
+            assertEquals(Map.of("provisioning", "thick"), lv.getStatus().getMutableParameters());
+            // an unknown key: INVALID_ARGUMENT naming it, nothing written for the node
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.controllerModifyVolume(
+                    csi.v1.ControllerModifyVolumeRequest.newBuilder().setVolumeId(thin).putMutableParameters("iops", "3000")
+                            .putMutableParameters("directIO", "off").build()));
+            assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains("unknown key \"iops\""), e.getStatus().getDescription());
+            LoopVolume after = admin.resources(LoopVolume.class).withName(POOL + "." + thin).get();
+            assertEquals(lv.getMetadata().getGeneration(), after.getMetadata().getGeneration(), "nothing changed");
+            assertEquals(Map.of("provisioning", "thick"), after.getSpec().getMutableParameters());
+            deleteAsTheProvisionerDoes(c, thick);
+            deleteAsTheProvisionerDoes(c, thin);
+        }
+    }
+
+    @Test
+    @Order(8)
+    void aGroupSnapshotOfMountedVolumesOnOneNodeRestoresBoth() throws Exception {
+        Path kubelet = kubeletDir("node-a");
+        List<String> ids = new ArrayList<>();
+        try (CsiClient c = new CsiClient(controllerSocket); CsiClient n = new CsiClient(socketOf("node-a"))) {
+            assertTrue(c.identity.getPluginCapabilities(csi.v1.GetPluginCapabilitiesRequest.getDefaultInstance()).getCapabilitiesList().stream()
+                    .anyMatch(x -> x.getService().getType() == csi.v1.PluginCapability.Service.Type.GROUP_CONTROLLER_SERVICE));
+            assertEquals(csi.v1.GroupControllerServiceCapability.RPC.Type.CREATE_DELETE_GET_VOLUME_GROUP_SNAPSHOT, c.group
+                    .groupControllerGetCapabilities(csi.v1.GroupControllerGetCapabilitiesRequest.getDefaultInstance()).getCapabilities(0)
+                    .getRpc().getType());
+            // two xfs volumes on node-a, staged, published and written, as two pods of one application would
+            for (String v : List.of("app-data", "app-log")) {
+                String id = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-" + v)
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(300L << 20)).addVolumeCapabilities(mount())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                ids.add(id);
+                mountAndWrite(n, kubelet, id, v, "written to " + v);
+            }
+            long t0 = System.nanoTime();
+            csi.v1.CreateVolumeGroupSnapshotRequest create = csi.v1.CreateVolumeGroupSnapshotRequest.newBuilder().setName("groupsnapshot-1")
+                    .addAllSourceVolumeIds(ids).build();
+            csi.v1.VolumeGroupSnapshot g = c.group.createVolumeGroupSnapshot(create).getGroupSnapshot();
+            timings.add("CreateVolumeGroupSnapshot of two mounted 300Mi xfs volumes through the node: " + ms(t0) + " ms");
+            assertTrue(g.getReadyToUse());
+            assertEquals(2, g.getSnapshotsCount());
+            assertEquals(g, c.group.createVolumeGroupSnapshot(create).getGroupSnapshot(), "idempotent by name");
+            List<String> members = g.getSnapshotsList().stream().map(csi.v1.Snapshot::getSnapshotId).toList();
+            assertEquals(g, c.group.getVolumeGroupSnapshot(csi.v1.GetVolumeGroupSnapshotRequest.newBuilder()
+                    .setGroupSnapshotId(g.getGroupSnapshotId()).addAllSnapshotIds(members).build()).getGroupSnapshot());
+            assertEquals("node-a", admin.resources(LoopGroupSnapshot.class).withName(POOL + "." + g.getGroupSnapshotId()).get().getSpec().getNode());
+            for (String m : members) {
+                assertTrue(Files.exists(dataDir("node-a").resolve("snapshots/" + m + ".img")), "member " + m + " on node-a");
+            }
+            LoopPoolNode reported = await("node-a reports the members", () -> {
+                LoopPoolNode x = admin.resources(LoopPoolNode.class).withName(POOL + ".node-a").get();
+                return x.getStatus().getSnapshots() == 2 ? x : null;
+            });
+            assertEquals(List.of(), reported.getStatus().getUnclaimed(), "the group claims its members: " + reported.getStatus().getMessage());
+            for (String id : ids) {
+                unmount(n, kubelet, id);
+            }
+            // each member restored into a new volume holds its volume's data of that instant
+            for (csi.v1.Snapshot m : g.getSnapshotsList()) {
+                String source = m.getSourceVolumeId();
+                String what = source.equals(ids.get(0)) ? "app-data" : "app-log";
+                String restored = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-restored-" + what)
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(300L << 20)).addVolumeCapabilities(mount())
+                        .setVolumeContentSource(VolumeContentSource.newBuilder().setSnapshot(VolumeContentSource.SnapshotSource.newBuilder()
+                                .setSnapshotId(m.getSnapshotId())))
+                        .build()).getVolume().getVolumeId();
+                assertTrue(Files.exists(dataDir("node-a").resolve("volumes/" + restored + ".img")), "restored on the group's node");
+                Path target = mountAndWrite(n, kubelet, restored, "restored-" + what, null);
+                assertEquals("written to " + what, Files.readString(target.resolve("file.txt")));
+                unmount(n, kubelet, restored);
+                ids.add(restored);
+            }
+            // a group across two nodes: FAILED_PRECONDITION naming the volumes and their nodes, nothing created
+            String onB = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-on-b")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                    .setAccessibilityRequirements(on("node-b")).build()).getVolume().getVolumeId();
+            ids.add(onB);
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.group.createVolumeGroupSnapshot(
+                    csi.v1.CreateVolumeGroupSnapshotRequest.newBuilder().setName("groupsnapshot-2").addSourceVolumeIds(ids.get(0))
+                            .addSourceVolumeIds(onB).build()));
+            assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains(ids.get(0) + " on node node-a")
+                    && e.getStatus().getDescription().contains(onB + " on node node-b"), e.getStatus().getDescription());
+            assertEquals(1, admin.resources(LoopGroupSnapshot.class).withLabel("loopcsi.io/pool", POOL).list().getItems().size(),
+                    "nothing created for the refused group");
+            // delete: the members go with the group; a second delete succeeds
+            csi.v1.DeleteVolumeGroupSnapshotRequest delete = csi.v1.DeleteVolumeGroupSnapshotRequest.newBuilder()
+                    .setGroupSnapshotId(g.getGroupSnapshotId()).addAllSnapshotIds(members).build();
+            c.group.deleteVolumeGroupSnapshot(delete);
+            for (String m : members) {
+                assertFalse(Files.exists(dataDir("node-a").resolve("snapshots/" + m + ".img")), "member " + m + " deleted");
+            }
+            assertEquals(null, admin.resources(LoopGroupSnapshot.class).withName(POOL + "." + g.getGroupSnapshotId()).get());
+            c.group.deleteVolumeGroupSnapshot(delete);
+            for (String id : ids) {
+                deleteAsTheProvisionerDoes(c, id);
+            }
+        }
+    }
+
+    /** NodeStage + NodePublish (kubelet's paths on the node) and, when given, a file written; returns the target. */
+    static Path mountAndWrite(CsiClient n, Path kubelet, String id, String pv, String content) throws Exception {
+        Path staging = kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount");
+        Path target = kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount");
+        n.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString())
+                .setVolumeCapability(mount()).build());
+        n.node.nodePublishVolume(publish(id, staging, target, mount()));
+        if (content != null) {
+            Files.writeString(target.resolve("file.txt"), content);
+        }
+        return target;
+    }
+
+    static void unmount(CsiClient n, Path kubelet, String id) {
+        n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                .setTargetPath(kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount").toString()).build());
+        n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                .setStagingTargetPath(kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount").toString()).build());
+    }
+
+    @Test
     @Order(6)
     void aRequestNoNodeCanHoldIsRefusedWithResourceExhausted() {
         try (CsiClient c = new CsiClient(controllerSocket)) {
@@ -446,7 +593,7 @@ class PoolServesVolumesKubeIT {
     }
 
     @Test
-    @Order(7)
+    @Order(9)
     void thePoolsDeletionIsHeldWhileItsVolumesExist() throws Exception {
         Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
         await("deletion held", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(),
@@ -481,6 +628,25 @@ class PoolServesVolumesKubeIT {
                 Thread.sleep(1000);
             }
         }
+    }
+
+    /** Bytes the file's blocks take on the host (du). */
+    static long du(Path file) throws Exception {
+        Process p = new ProcessBuilder("du", "--block-size=1", file.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), out);
+        return Long.parseLong(out.split("\\s+")[0]);
+    }
+
+    /** Thick: every block of the image allocated (du = size; a file system may add a block of its own bookkeeping). */
+    static void assertAllocated(Path image, long size) throws Exception {
+        long du = du(image);
+        assertTrue(du >= size && du <= size + (1L << 20), image + ": du " + du + " for a size of " + size);
+    }
+
+    static VolumeCapability block() {
+        return VolumeCapability.newBuilder().setBlock(VolumeCapability.BlockVolume.getDefaultInstance())
+                .setAccessMode(VolumeCapability.AccessMode.newBuilder().setMode(VolumeCapability.AccessMode.Mode.SINGLE_NODE_WRITER)).build();
     }
 
     static long capacity(String node) {
