@@ -460,7 +460,7 @@ public class VolumeEngine implements VolumeProvider {
                         + ": " + g.get().snapshotIds());
             }
             for (String m : g.get().snapshotIds()) {
-                deleteSnapshot(m);
+                deleteSnapshotOf(m);
             }
             pool.deleteGroupSnapshot(groupSnapshotId);
             LOG.infof("deleted group snapshot %s", groupSnapshotId);
@@ -516,6 +516,18 @@ public class VolumeEngine implements VolumeProvider {
     @Override
     public void deleteSnapshot(String snapshotId) {
         Ids.requireSnapshotId(snapshotId);
+        Optional<SnapshotMeta> s = pool.readSnapshot(snapshotId);
+        String group = s.map(SnapshotMeta::groupSnapshotId).orElse(null);
+        // A group is restored as one: its members go with it (DeleteVolumeGroupSnapshot), as in the
+        // controller role. A member whose group record is gone (a group delete cut short) may go alone.
+        if (group != null && pool.readGroupSnapshot(group).isPresent()) {
+            throw EngineException.precondition("snapshot " + snapshotId + " is a member of group snapshot " + group
+                    + "; delete the group snapshot");
+        }
+        deleteSnapshotOf(snapshotId);
+    }
+
+    private void deleteSnapshotOf(String snapshotId) {
         try (VolumeLocks.Held h = locks.tryAcquire(snapshotId)) {
             pool.deleteSnapshot(snapshotId);
         }

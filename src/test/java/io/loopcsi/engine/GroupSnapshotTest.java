@@ -71,6 +71,8 @@ class GroupSnapshotTest extends KernelTestDirs {
         }
 
         expect(Kind.INVALID_ARGUMENT, () -> rig.engine.deleteGroupSnapshot(g.id(), List.of(g.snapshotIds().get(0))));
+        expect(Kind.FAILED_PRECONDITION, () -> rig.engine.deleteSnapshot(g.snapshotIds().get(0)));
+        assertTrue(rig.engine.snapshot(g.snapshotIds().get(0)).isPresent(), "a member is not deleted alone");
         rig.engine.deleteGroupSnapshot(g.id(), g.snapshotIds());
         assertTrue(rig.engine.groupSnapshot(g.id()).isEmpty());
         g.snapshotIds().forEach(m -> assertTrue(rig.engine.snapshot(m).isEmpty(), "member " + m + " deleted with its group"));

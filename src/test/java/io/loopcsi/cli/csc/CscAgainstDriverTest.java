@@ -218,6 +218,7 @@ class CscAgainstDriverTest {
         }
         assertEquals(lines, ok("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(1), "--snapshot-id", members.get(0))
                 .lines());
+        assertFails(9, "FAILED_PRECONDITION", "member of group snapshot " + g.group(1), csc("controller", "delete-snapshot", members.get(0)));
         assertEquals(g.group(1) + "\n", ok("group", "delete-snapshot", g.group(1), "--snapshot-id", members.get(0), "--snapshot-id",
                 members.get(1)).out());
         assertFails(5, "NOT_FOUND", g.group(1), csc("group", "get-snapshot", g.group(1), "--snapshot-id", members.get(0)));
