@@ -6,6 +6,7 @@ import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernete
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.loopcsi.operator.Discovery;
 import io.loopcsi.operator.OperatorSettings;
+import io.loopcsi.operator.VolumeApiDiscovery;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.desired.*;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -20,6 +21,7 @@ public class ControllerDeploymentDependent extends CRUDKubernetesDependentResour
 
     @Override
     protected Deployment desired(StoragePool pool, Context<StoragePool> context) {
-        return ControllerDeployment.desired(pool, OperatorSettings.namespace(), Discovery.clusterInfo(context.getClient()));
+        return ControllerDeployment.desired(pool, OperatorSettings.namespace(), Discovery.clusterInfo(context.getClient()),
+                VolumeApiDiscovery.volumeApis(context.getClient()));
     }
 }

@@ -36,6 +36,20 @@ public final class ControllerDeployment {
     }
 
     public static Deployment desired(StoragePool pool, String namespace, ClusterInfo cluster) {
+        return desired(pool, namespace, cluster, VolumeApis.NONE);
+    }
+
+    /**
+     * With the feature gates that let Kubernetes reach ModifyVolume (VolumeAttributesClass:
+     * csi-provisioner passes mutable_parameters at create, csi-resizer calls ControllerModifyVolume)
+     * and group snapshots (CSIVolumeGroupSnapshot: csi-snapshotter calls the GroupController),
+     * each only where its API is served, and only for the sidecars that know them (the current
+     * set, servers 1.24 and on: older servers get older sidecars, which would refuse an unknown gate).
+     */
+    public static Deployment desired(StoragePool pool, String namespace, ClusterInfo cluster, VolumeApis apis) {
+        boolean currentSidecars = SidecarImages.forServer(cluster.serverMinor()) == SidecarImages.CURRENT;
+        boolean vac = currentSidecars && apis.volumeAttributesClasses();
+        boolean groups = currentSidecars && apis.volumeGroupSnapshots();
         Images img = Sidecars.images(pool);
         SidecarImages.Set sidecars = SidecarImages.of(img, cluster);
         String pull = Sidecars.pullPolicy(pool);
@@ -53,13 +67,19 @@ public final class ControllerDeployment {
                 .withSecurityContext(sc)
                 .build());
         containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc,
-                "--csi-address=" + Sidecars.SOCKET, "--feature-gates=Topology=true", "--enable-capacity",
+                "--csi-address=" + Sidecars.SOCKET, "--feature-gates=Topology=true" + (vac ? ",VolumeAttributesClass=true" : ""), "--enable-capacity",
                 "--capacity-ownerref-level=2", "--extra-create-metadata", "--strict-topology",
                 "--default-fstype=" + defaultFsType(pool), "--timeout=120s"));
-        containers.add(sidecar("csi-resizer", sidecars.resizer(), pull, sc,
-                "--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
-        containers.add(sidecar("csi-snapshotter", sidecars.snapshotter(), pull, sc,
-                "--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--extra-create-metadata"));
+        List<String> resizer = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
+        if (vac) {
+            resizer.add("--feature-gates=VolumeAttributesClass=true");
+        }
+        containers.add(sidecar("csi-resizer", sidecars.resizer(), pull, sc, resizer.toArray(String[]::new)));
+        List<String> snapshotter = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--extra-create-metadata"));
+        if (groups) {
+            snapshotter.add("--feature-gates=CSIVolumeGroupSnapshot=true");
+        }
+        containers.add(sidecar("csi-snapshotter", sidecars.snapshotter(), pull, sc, snapshotter.toArray(String[]::new)));
 
         return new DeploymentBuilder()
                 .withNewMetadata().withName(PoolNames.controller(pool)).withNamespace(namespace)

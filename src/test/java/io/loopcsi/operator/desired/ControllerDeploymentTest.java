@@ -73,6 +73,33 @@ class ControllerDeploymentTest {
     }
 
     @Test
+    void featureGatesOnlyWhereTheirApisAreServedAndTheSidecarsKnowThem() {
+        List<Container> plain = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, VolumeApis.NONE).getSpec()
+                .getTemplate().getSpec().getContainers();
+        assertTrue(plain.stream().flatMap(c -> c.getArgs().stream()).noneMatch(a -> a.contains("VolumeAttributesClass")
+                || a.contains("CSIVolumeGroupSnapshot")), "no gate without its API: csi-snapshotter would stop serving snapshots");
+        assertEquals(plain, ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT).getSpec().getTemplate().getSpec()
+                .getContainers());
+
+        List<Container> both = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, new VolumeApis(true, true))
+                .getSpec().getTemplate().getSpec().getContainers();
+        assertTrue(both.get(1).getArgs().contains("--feature-gates=Topology=true,VolumeAttributesClass=true"), both.get(1).getArgs()::toString);
+        assertTrue(both.get(2).getArgs().contains("--feature-gates=VolumeAttributesClass=true"), both.get(2).getArgs()::toString);
+        assertTrue(both.get(3).getArgs().contains("--feature-gates=CSIVolumeGroupSnapshot=true"), both.get(3).getArgs()::toString);
+
+        List<Container> groupsOnly = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, new VolumeApis(false, true))
+                .getSpec().getTemplate().getSpec().getContainers();
+        assertTrue(groupsOnly.get(1).getArgs().contains("--feature-gates=Topology=true"));
+        assertFalse(groupsOnly.get(2).getArgs().stream().anyMatch(a -> a.startsWith("--feature-gates")));
+        assertTrue(groupsOnly.get(3).getArgs().contains("--feature-gates=CSIVolumeGroupSnapshot=true"));
+
+        List<Container> old = ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 22),
+                new VolumeApis(true, true)).getSpec().getTemplate().getSpec().getContainers();
+        assertTrue(old.stream().flatMap(c -> c.getArgs().stream()).noneMatch(a -> a.contains("VolumeAttributesClass")
+                || a.contains("CSIVolumeGroupSnapshot")), "csi-snapshotter v5.0.1 and csi-resizer v1.4.0 know neither gate");
+    }
+
+    @Test
     void imagesAndResourcesComeFromTheSpec() {
         var p = Pools.minimal("p1");
         p.getSpec().getImages().setLoopcsi("example.org/loopcsi:dev");

@@ -396,6 +396,39 @@ class StoragePoolOperatorKubeTest {
                 && admin.resources(StoragePool.class).withName("second").get() == null);
     }
 
+    @Test
+    @Order(7)
+    void groupSnapshotCrdsInstalledLaterAreFound() {
+        // 1.20 serves no VolumeAttributesClass; the group snapshot API is external-snapshotter's CRDs
+        assertEquals(new io.loopcsi.operator.desired.VolumeApis(false, false), io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin));
+        Kubectl.apply("""
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata:
+                  name: volumegroupsnapshotcontents.groupsnapshot.storage.k8s.io
+                  # a *.k8s.io group: the API server wants the approval annotation, as external-snapshotter's CRDs carry
+                  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes-csi/external-snapshotter/pull/1150"}
+                spec:
+                  group: groupsnapshot.storage.k8s.io
+                  scope: Cluster
+                  names: {kind: VolumeGroupSnapshotContent, plural: volumegroupsnapshotcontents, singular: volumegroupsnapshotcontent,
+                          listKind: VolumeGroupSnapshotContentList}
+                  versions:
+                    - name: v1beta1
+                      served: true
+                      storage: true
+                      schema:
+                        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+                """);
+        try {
+            await("the group snapshot API found once its CRD is served", () -> io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin)
+                    .volumeGroupSnapshots() ? true : null);
+            assertFalse(io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin).volumeAttributesClasses());
+        } finally {
+            Kubectl.ok("delete", "crd", "volumegroupsnapshotcontents.groupsnapshot.storage.k8s.io");
+        }
+    }
+
     static void assertOwned(List<OwnerReference> refs, String uid) {
         assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
     }

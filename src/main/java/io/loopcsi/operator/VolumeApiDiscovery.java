@@ -1,0 +1,50 @@
+package io.loopcsi.operator;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.api.model.APIResourceList;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.loopcsi.operator.desired.VolumeApis;
+
+/**
+ * Asks the API server for {@link VolumeApis}. Unlike {@link Discovery} (fixed for a server's
+ * version) these come and go with CRDs and API flags, so an API not served yet is asked again at
+ * every reconcile (a cluster that installs the group snapshot CRDs later gets the feature gate at
+ * the next reconcile); once seen it is remembered for the server.
+ */
+public final class VolumeApiDiscovery {
+
+    private static final Logger LOG = Logger.getLogger(VolumeApiDiscovery.class);
+    private static final Map<String, VolumeApis> SEEN = new ConcurrentHashMap<>();
+
+    private VolumeApiDiscovery() {
+    }
+
+    public static VolumeApis volumeApis(KubernetesClient client) {
+        String server = String.valueOf(client.getMasterUrl());
+        VolumeApis known = SEEN.getOrDefault(server, VolumeApis.NONE);
+        if (known.volumeAttributesClasses() && known.volumeGroupSnapshots()) {
+            return known;
+        }
+        VolumeApis now = new VolumeApis(known.volumeAttributesClasses() || serves(client, "storage.k8s.io/v1beta1", "volumeattributesclasses"),
+                known.volumeGroupSnapshots() || serves(client, "groupsnapshot.storage.k8s.io/v1beta1", "volumegroupsnapshotcontents"));
+        if (!now.equals(known)) {
+            LOG.infof("API server %s serves %s: the pool controllers' sidecars get the matching feature gates", server, now);
+            SEEN.put(server, now);
+        }
+        return now;
+    }
+
+    private static boolean serves(KubernetesClient client, String groupVersion, String resource) {
+        try {
+            APIResourceList list = client.getApiResources(groupVersion);
+            return list != null && list.getResources().stream().anyMatch(r -> r.getName().equals(resource));
+        } catch (KubernetesClientException e) {
+            return false; // a group the server does not serve is a 404
+        }
+    }
+}
