@@ -63,9 +63,19 @@ release_backing() { # unmount and detach whatever still uses files under the poo
   if [ -n "$created" ]; then rm -rf "$created"; fi
 }
 
+release_service_route() { # the test's DNAT rules for the kubernetes Service, if its JVM died before deleting them
+  command -v iptables >/dev/null || return 0
+  local rules rule
+  rules=$(iptables -w -t nat -S 2>/dev/null | grep -- '--comment "loopcsi e2e' | sed 's/^-A /-D /') || return 0
+  while read -r rule; do
+    eval "iptables -w -t nat $rule" || true
+  done <<<"$rules"
+}
+
 cleanup() {
   local rc=$?
   trap - EXIT
+  release_service_route || true
   if [ -n "${KUBE_TESTENV_DIR:-}" ]; then
     [ $rc = 0 ] || diagnostics
     local t

@@ -1,13 +1,10 @@
 package io.loopcsi.e2e;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -15,41 +12,48 @@ import java.util.concurrent.TimeUnit;
  * Makes the {@code kubernetes} Service of a kube-testenv node route to its API server, as
  * kube-proxy does in a real cluster: kube-testenv has no kube-proxy and its API server listens on
  * 127.0.0.1 only, so a pod on the pod network would find nothing at the Service's ClusterIP
- * (KUBERNETES_SERVICE_HOST, which kubelet gives every pod). This adds the ClusterIP to the node's
- * pod bridge (so packets from pods are delivered to this machine) and forwards TCP from
- * ClusterIP:port to the API server, bytes only: TLS stays end to end, and the API server's
- * certificate already names the ClusterIP. Pods therefore run with their manifests unchanged
- * (no hostNetwork, no environment overrides), their ServiceAccount token and ca.crt as in any
- * cluster.
+ * (KUBERNETES_SERVICE_HOST, which kubelet gives every pod). The kernel does it, the way kube-proxy
+ * reaches a localhost endpoint: a DNAT of ClusterIP:port to 127.0.0.1:API-port for packets from the
+ * pod bridge (and for this host's own connections), with {@code route_localnet} on the bridge so
+ * that the kernel accepts and answers them. TLS stays end to end, and the API server's certificate
+ * already names the ClusterIP. Pods therefore run with their manifests unchanged (no hostNetwork,
+ * no environment overrides), their ServiceAccount token and ca.crt as in any cluster.
  *
- * <p>Nothing outlives the test environment: the address goes with the bridge when kube-testenv
- * goes down (and {@link #close()} removes it first), the forwarder with this JVM.
+ * <p>Why not a forwarder in the test JVM (what this was): twice an e2e run had requests of the
+ * operator or the controller hang for fabric8's whole 10 s timeout with nothing slow in the API
+ * server's log, on a quiet machine too; a kernel NAT leaves no userspace hop to stall.
+ *
+ * <p>Nothing outlives the test environment: {@link #close()} deletes the rules, and
+ * {@code route_localnet} goes with the bridge when kube-testenv goes down.
  */
 final class KubernetesServiceRoute implements AutoCloseable {
 
     /** kube-testenv's pod bridge (tools README: "bridge kube-testenv0 with 10.244.0.1/24"). */
     static final String BRIDGE = "kube-testenv0";
 
-    private final String clusterIp;
-    private final ServerSocket server;
-    private final InetSocketAddress apiServer;
-    private volatile boolean closed;
+    private final List<List<String>> rules = new ArrayList<>();
 
-    private KubernetesServiceRoute(String clusterIp, int port, InetSocketAddress apiServer) throws IOException {
-        this.clusterIp = clusterIp;
-        this.apiServer = apiServer;
-        run("ip", "address", "add", clusterIp + "/32", "dev", BRIDGE);
+    private KubernetesServiceRoute(String clusterIp, int port, String apiHost, int apiPort) throws IOException {
+        if (!"127.0.0.1".equals(apiHost)) {
+            throw new IOException("the API server is at " + apiHost + ", not on 127.0.0.1");
+        }
+        String to = apiHost + ":" + apiPort;
+        List<String> match = List.of("-d", clusterIp + "/32", "-p", "tcp", "--dport", String.valueOf(port), "-j", "DNAT",
+                "--to-destination", to, "-m", "comment", "--comment", "loopcsi e2e: kubernetes Service");
+        List<String> fromPods = new ArrayList<>(List.of("PREROUTING", "-i", BRIDGE));
+        fromPods.addAll(match);
+        List<String> fromHost = new ArrayList<>(List.of("OUTPUT"));
+        fromHost.addAll(match);
+        Files.writeString(Path.of("/proc/sys/net/ipv4/conf", BRIDGE, "route_localnet"), "1");
         try {
-            server = new ServerSocket();
-            server.setReuseAddress(true);
-            server.bind(new InetSocketAddress(InetAddress.getByName(clusterIp), port), 64);
+            for (List<String> rule : List.of(fromPods, fromHost)) {
+                iptables("-A", rule);
+                rules.add(rule);
+            }
         } catch (IOException e) {
-            removeAddress();
+            close();
             throw e;
         }
-        Thread accept = new Thread(this::acceptLoop, "service-route-accept");
-        accept.setDaemon(true);
-        accept.start();
     }
 
     /**
@@ -59,84 +63,29 @@ final class KubernetesServiceRoute implements AutoCloseable {
     static KubernetesServiceRoute start(String clusterIp, int port, String apiServerUrl) {
         URI u = URI.create(apiServerUrl);
         try {
-            return new KubernetesServiceRoute(clusterIp, port, new InetSocketAddress(u.getHost(), u.getPort()));
+            return new KubernetesServiceRoute(clusterIp, port, u.getHost(), u.getPort());
         } catch (IOException e) {
             throw new IllegalStateException("cannot route the kubernetes Service " + clusterIp + ":" + port + " to " + apiServerUrl
                     + ": " + e.getMessage(), e);
         }
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            try {
-                Socket client = server.accept();
-                Socket upstream = new Socket();
-                try {
-                    upstream.connect(apiServer, 5000);
-                } catch (IOException e) {
-                    client.close();
-                    continue;
-                }
-                pump(client, upstream);
-                pump(upstream, client);
-            } catch (IOException e) {
-                if (!closed) {
-                    System.err.println("service route: " + e.getMessage());
-                }
-            }
-        }
-    }
-
-    /** Copies from one socket to the other until end of stream, then half-closes the other. */
-    private static void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream()) {
-                OutputStream out = to.getOutputStream();
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    out.write(buf, 0, n);
-                    out.flush();
-                }
-                to.shutdownOutput();
-            } catch (IOException e) {
-                closeQuietly(to);
-                closeQuietly(from);
-            }
-        }, "service-route-pump");
-        t.setDaemon(true);
-        t.start();
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // already closed by the other direction
-        }
-    }
-
     @Override
     public void close() {
-        closed = true;
-        try {
-            server.close();
-        } catch (IOException ignored) {
-            // closing anyway
+        for (List<String> rule : rules) {
+            try {
+                iptables("-D", rule);
+            } catch (IOException e) {
+                System.err.println("service route: " + e.getMessage());
+            }
         }
-        removeAddress();
+        rules.clear();
     }
 
-    private void removeAddress() {
-        try {
-            run("ip", "address", "del", clusterIp + "/32", "dev", BRIDGE);
-        } catch (IOException e) {
-            // the bridge may already be gone with the environment, and the address with it
-        }
-    }
-
-    private static void run(String... cmd) throws IOException {
-        Process p = new ProcessBuilder(List.of(cmd)).redirectErrorStream(true).start();
+    private static void iptables(String op, List<String> rule) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("iptables", "-w", "-t", "nat", op));
+        cmd.addAll(rule);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try {
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
