@@ -35,12 +35,32 @@ final class GrpcErrors {
             observer.onError(status.asRuntimeException());
             return;
         } catch (RuntimeException e) {
+            Throwable unanswered = unanswered(e);
+            if (unanswered != null) {
+                // the controller role's Kubernetes API did not answer (a timeout, a refused connection):
+                // transient, and the caller retries (csi-provisioner and csi-resizer treat UNAVAILABLE so)
+                LOG.warnf("%s: the Kubernetes API did not answer: %s", rpc, unanswered.getMessage());
+                observer.onError(Status.UNAVAILABLE.withDescription(rpc + ": the Kubernetes API did not answer, retry: "
+                        + unanswered.getMessage()).asRuntimeException());
+                return;
+            }
             LOG.errorf(e, "%s failed unexpectedly", rpc);
             observer.onError(Status.INTERNAL.withDescription(rpc + " failed: " + e).asRuntimeException());
             return;
         }
         observer.onNext(response);
         observer.onCompleted();
+    }
+
+    /** The timeout or refused connection behind a failure, if that is what it is. */
+    static Throwable unanswered(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.util.concurrent.TimeoutException || t instanceof java.net.SocketTimeoutException
+                    || t instanceof java.net.ConnectException) {
+                return t;
+            }
+        }
+        return null;
     }
 
     static Status status(EngineException.Kind kind) {
