@@ -1,6 +1,6 @@
 package io.loopcsi.handoff;
 
-/** What the node's hand-off protocol reads of an object's status, whatever its kind. */
+/** What the node's hand-off protocol asks of an object's status, whatever its kind. */
 public interface HandoffObject {
 
     /** True once the node has made the object's files (they exist on disk, whatever the last operation did). */
@@ -8,7 +8,4 @@ public interface HandoffObject {
 
     /** True when the node answered the current spec (success or failure). */
     boolean answered();
-
-    /** The phase of the node's last answer; null before its first. */
-    String phase();
 }

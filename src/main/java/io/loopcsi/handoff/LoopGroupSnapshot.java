@@ -41,13 +41,6 @@ public class LoopGroupSnapshot extends CustomResource<LoopGroupSnapshotSpec, Loo
 
     @Override
     public boolean answered() {
-        return getStatus() != null && getStatus().getObservedGeneration() != null
-                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
-                && !Phase.PENDING.equals(getStatus().getPhase());
-    }
-
-    @Override
-    public String phase() {
-        return getStatus() == null ? null : getStatus().getPhase();
+        return getStatus() != null && getStatus().answers(getMetadata().getGeneration());
     }
 }

@@ -43,13 +43,6 @@ public class LoopVolume extends CustomResource<LoopVolumeSpec, LoopVolumeStatus>
     /** True when the node answered the current spec (success or failure). */
     @Override
     public boolean answered() {
-        return getStatus() != null && getStatus().getObservedGeneration() != null
-                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
-                && !Phase.PENDING.equals(getStatus().getPhase());
-    }
-
-    @Override
-    public String phase() {
-        return getStatus() == null ? null : getStatus().getPhase();
+        return getStatus() != null && getStatus().answers(getMetadata().getGeneration());
     }
 }

@@ -15,6 +15,7 @@ import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.HandoffObject;
+import io.loopcsi.handoff.HandoffStatus;
 import io.loopcsi.handoff.Phase;
 
 /**
@@ -35,7 +36,7 @@ import io.loopcsi.handoff.Phase;
  * @param <S> its status
  * @param <M> what the engine has on disk for it
  */
-abstract class HandoffHandler<T extends CustomResource<?, S> & HandoffObject, S, M> {
+abstract class HandoffHandler<T extends CustomResource<?, S> & HandoffObject, S extends HandoffStatus, M> {
 
     protected final Logger log = Logger.getLogger(getClass());
     protected final VolumeProvider engine;
@@ -127,7 +128,7 @@ abstract class HandoffHandler<T extends CustomResource<?, S> & HandoffObject, S,
         }
         Optional<M> onDisk = onDisk(id);
         if (object.created() && onDisk.isEmpty()) {
-            if (!Phase.MISSING.equals(object.phase())) {
+            if (!Phase.MISSING.equals(object.getStatus().getPhase())) {
                 log.warnf("%s %s (%s) was made on this node but its %s is gone from the pool directory", kind, id, name, files);
                 write(object, missing(object, id));
                 changed.run();
