@@ -54,7 +54,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         return ready(m, engine.nodeId(), lv.getMetadata().getGeneration());
     }
 
-    /** Keeps the status as it was (observedGeneration too): the volume is not answered anew, it is lost. */
+    /** The status as it was, observedGeneration too (a snapshot's Missing answers the current generation). */
     @Override
     protected LoopVolumeStatus missing(LoopVolume lv, String id) {
         LoopVolumeStatus s = copy(lv.getStatus());
