@@ -23,7 +23,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @AdditionalPrinterColumn(name = "Volumes", jsonPath = ".spec.sourceVolumeIds", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class LoopGroupSnapshot extends CustomResource<LoopGroupSnapshotSpec, LoopGroupSnapshotStatus> {
+public class LoopGroupSnapshot extends CustomResource<LoopGroupSnapshotSpec, LoopGroupSnapshotStatus> implements HandoffObject {
 
     public LoopGroupSnapshot() {
     }
@@ -34,13 +34,13 @@ public class LoopGroupSnapshot extends CustomResource<LoopGroupSnapshotSpec, Loo
     }
 
     /** True once the node has made the group (its members are on disk, whatever the last operation did). */
+    @Override
     public boolean created() {
         return getStatus() != null && getStatus().getMembers() != null && !getStatus().getMembers().isEmpty();
     }
 
+    @Override
     public boolean answered() {
-        return getStatus() != null && getStatus().getObservedGeneration() != null
-                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
-                && !Phase.PENDING.equals(getStatus().getPhase());
+        return getStatus() != null && getStatus().answers(getMetadata().getGeneration());
     }
 }

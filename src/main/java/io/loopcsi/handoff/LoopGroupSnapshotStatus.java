@@ -9,20 +9,13 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The node's answer to a LoopGroupSnapshot. */
 @RegisterForReflection
-public class LoopGroupSnapshotStatus {
+public class LoopGroupSnapshotStatus extends HandoffStatus {
 
-    @JsonPropertyDescription("Pending, Ready, Failed, DeleteFailed or Missing.")
-    private String phase;
     private Boolean readyToUse;
     @JsonPropertyDescription("The member snapshots on the node, one per source volume (empty until the group is made).")
     private List<Member> members = new ArrayList<>();
     @JsonPropertyDescription("RFC 3339 time the group was cut (every member at that instant).")
     private String creationTime;
-    @JsonPropertyDescription("The gRPC status code of the node's last answer (OK, NOT_FOUND, ...).")
-    private String code;
-    private String message;
-    @JsonPropertyDescription("The spec generation this status answers.")
-    private Long observedGeneration;
 
     /** One member snapshot: an ordinary snapshot on the node, restorable by CreateVolume. */
     @RegisterForReflection
@@ -66,14 +59,6 @@ public class LoopGroupSnapshotStatus {
         }
     }
 
-    public String getPhase() {
-        return phase;
-    }
-
-    public void setPhase(String phase) {
-        this.phase = phase;
-    }
-
     public Boolean getReadyToUse() {
         return readyToUse;
     }
@@ -98,27 +83,23 @@ public class LoopGroupSnapshotStatus {
         this.creationTime = creationTime;
     }
 
+    // this kind's CRD descriptions of HandoffStatus' fields
+
+    @Override
+    @JsonPropertyDescription("Pending, Ready, Failed, DeleteFailed or Missing.")
+    public String getPhase() {
+        return super.getPhase();
+    }
+
+    @Override
+    @JsonPropertyDescription("The gRPC status code of the node's last answer (OK, NOT_FOUND, ...).")
     public String getCode() {
-        return code;
+        return super.getCode();
     }
 
-    public void setCode(String code) {
-        this.code = code;
-    }
-
-    public String getMessage() {
-        return message;
-    }
-
-    public void setMessage(String message) {
-        this.message = message;
-    }
-
+    @Override
+    @JsonPropertyDescription("The spec generation this status answers.")
     public Long getObservedGeneration() {
-        return observedGeneration;
-    }
-
-    public void setObservedGeneration(Long observedGeneration) {
-        this.observedGeneration = observedGeneration;
+        return super.getObservedGeneration();
     }
 }

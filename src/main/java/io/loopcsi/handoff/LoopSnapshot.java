@@ -22,7 +22,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @AdditionalPrinterColumn(name = "Size", jsonPath = ".status.size", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class LoopSnapshot extends CustomResource<LoopSnapshotSpec, LoopSnapshotStatus> {
+public class LoopSnapshot extends CustomResource<LoopSnapshotSpec, LoopSnapshotStatus> implements HandoffObject {
 
     public LoopSnapshot() {
     }
@@ -32,13 +32,13 @@ public class LoopSnapshot extends CustomResource<LoopSnapshotSpec, LoopSnapshotS
         setSpec(spec);
     }
 
+    @Override
     public boolean created() {
         return getStatus() != null && getStatus().getSizeBytes() != null && getStatus().getSizeBytes() > 0;
     }
 
+    @Override
     public boolean answered() {
-        return getStatus() != null && getStatus().getObservedGeneration() != null
-                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
-                && !Phase.PENDING.equals(getStatus().getPhase());
+        return getStatus() != null && getStatus().answers(getMetadata().getGeneration());
     }
 }

@@ -4,25 +4,13 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The node's answer to a LoopSnapshot. */
 @RegisterForReflection
-public class LoopSnapshotStatus {
+public class LoopSnapshotStatus extends HandoffStatus {
 
-    private String phase;
     private Boolean readyToUse;
     private Long sizeBytes = 0L;
     private String size;
     /** RFC 3339 time the snapshot was cut. */
     private String creationTime;
-    private String code;
-    private String message;
-    private Long observedGeneration;
-
-    public String getPhase() {
-        return phase;
-    }
-
-    public void setPhase(String phase) {
-        this.phase = phase;
-    }
 
     public Boolean getReadyToUse() {
         return readyToUse;
@@ -54,29 +42,5 @@ public class LoopSnapshotStatus {
 
     public void setCreationTime(String creationTime) {
         this.creationTime = creationTime;
-    }
-
-    public String getCode() {
-        return code;
-    }
-
-    public void setCode(String code) {
-        this.code = code;
-    }
-
-    public String getMessage() {
-        return message;
-    }
-
-    public void setMessage(String message) {
-        this.message = message;
-    }
-
-    public Long getObservedGeneration() {
-        return observedGeneration;
-    }
-
-    public void setObservedGeneration(Long observedGeneration) {
-        this.observedGeneration = observedGeneration;
     }
 }

@@ -24,7 +24,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Code", jsonPath = ".status.code", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class LoopVolume extends CustomResource<LoopVolumeSpec, LoopVolumeStatus> {
+public class LoopVolume extends CustomResource<LoopVolumeSpec, LoopVolumeStatus> implements HandoffObject {
 
     public LoopVolume() {
     }
@@ -35,14 +35,14 @@ public class LoopVolume extends CustomResource<LoopVolumeSpec, LoopVolumeStatus>
     }
 
     /** True once the node has made the volume (it exists on disk, whatever the last operation did). */
+    @Override
     public boolean created() {
         return getStatus() != null && getStatus().getCapacityBytes() != null && getStatus().getCapacityBytes() > 0;
     }
 
     /** True when the node answered the current spec (success or failure). */
+    @Override
     public boolean answered() {
-        return getStatus() != null && getStatus().getObservedGeneration() != null
-                && getStatus().getObservedGeneration().equals(getMetadata().getGeneration()) && getStatus().getPhase() != null
-                && !Phase.PENDING.equals(getStatus().getPhase());
+        return getStatus() != null && getStatus().answers(getMetadata().getGeneration());
     }
 }

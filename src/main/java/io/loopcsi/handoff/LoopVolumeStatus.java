@@ -9,32 +9,17 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The node's answer. */
 @RegisterForReflection
-public class LoopVolumeStatus {
+public class LoopVolumeStatus extends HandoffStatus {
 
-    @JsonPropertyDescription("Pending, Ready, Failed, DeleteFailed or Missing.")
-    private String phase;
     private Boolean ready;
     @JsonPropertyDescription("The volume's size on disk in bytes; 0 until it is made.")
     private Long capacityBytes = 0L;
     @JsonPropertyDescription("capacityBytes as a quantity, for people.")
     private String capacity;
-    @JsonPropertyDescription("The gRPC status code of the node's last answer (OK, RESOURCE_EXHAUSTED, ...).")
-    private String code;
-    private String message;
-    @JsonPropertyDescription("The spec generation this status answers.")
-    private Long observedGeneration;
     @JsonPropertyDescription("When the node made the volume (RFC 3339).")
     private String createdAt;
     @JsonPropertyDescription("The mutable parameters applied on the node (the volume's metadata there); keys never set are defaults.")
     private Map<String, String> mutableParameters = new LinkedHashMap<>();
-
-    public String getPhase() {
-        return phase;
-    }
-
-    public void setPhase(String phase) {
-        this.phase = phase;
-    }
 
     public Boolean getReady() {
         return ready;
@@ -60,30 +45,6 @@ public class LoopVolumeStatus {
         this.capacity = capacity;
     }
 
-    public String getCode() {
-        return code;
-    }
-
-    public void setCode(String code) {
-        this.code = code;
-    }
-
-    public String getMessage() {
-        return message;
-    }
-
-    public void setMessage(String message) {
-        this.message = message;
-    }
-
-    public Long getObservedGeneration() {
-        return observedGeneration;
-    }
-
-    public void setObservedGeneration(Long observedGeneration) {
-        this.observedGeneration = observedGeneration;
-    }
-
     public String getCreatedAt() {
         return createdAt;
     }
@@ -98,5 +59,25 @@ public class LoopVolumeStatus {
 
     public void setMutableParameters(Map<String, String> mutableParameters) {
         this.mutableParameters = mutableParameters;
+    }
+
+    // this kind's CRD descriptions of HandoffStatus' fields
+
+    @Override
+    @JsonPropertyDescription("Pending, Ready, Failed, DeleteFailed or Missing.")
+    public String getPhase() {
+        return super.getPhase();
+    }
+
+    @Override
+    @JsonPropertyDescription("The gRPC status code of the node's last answer (OK, RESOURCE_EXHAUSTED, ...).")
+    public String getCode() {
+        return super.getCode();
+    }
+
+    @Override
+    @JsonPropertyDescription("The spec generation this status answers.")
+    public Long getObservedGeneration() {
+        return super.getObservedGeneration();
     }
 }
