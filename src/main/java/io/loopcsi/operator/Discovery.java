@@ -40,7 +40,8 @@ public final class Discovery {
         return digits.isEmpty() ? Integer.MAX_VALUE : Integer.parseInt(digits);
     }
 
-    private static boolean serves(KubernetesClient client, String groupVersion, String resource) {
+    /** Whether the server serves a resource in a group version (a group it does not serve counts as not). */
+    static boolean serves(KubernetesClient client, String groupVersion, String resource) {
         try {
             APIResourceList list = client.getApiResources(groupVersion);
             return list != null && list.getResources().stream().anyMatch(r -> r.getName().equals(resource));

@@ -5,9 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jboss.logging.Logger;
 
-import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.loopcsi.operator.desired.VolumeApis;
 
 /**
@@ -30,21 +28,12 @@ public final class VolumeApiDiscovery {
         if (known.volumeAttributesClasses() && known.volumeGroupSnapshots()) {
             return known;
         }
-        VolumeApis now = new VolumeApis(known.volumeAttributesClasses() || serves(client, "storage.k8s.io/v1beta1", "volumeattributesclasses"),
-                known.volumeGroupSnapshots() || serves(client, "groupsnapshot.storage.k8s.io/v1beta1", "volumegroupsnapshotcontents"));
+        VolumeApis now = new VolumeApis(known.volumeAttributesClasses() || Discovery.serves(client, "storage.k8s.io/v1beta1", "volumeattributesclasses"),
+                known.volumeGroupSnapshots() || Discovery.serves(client, "groupsnapshot.storage.k8s.io/v1beta1", "volumegroupsnapshotcontents"));
         if (!now.equals(known)) {
             LOG.infof("API server %s serves %s: the pool controllers' sidecars get the matching feature gates", server, now);
             SEEN.put(server, now);
         }
         return now;
-    }
-
-    private static boolean serves(KubernetesClient client, String groupVersion, String resource) {
-        try {
-            APIResourceList list = client.getApiResources(groupVersion);
-            return list != null && list.getResources().stream().anyMatch(r -> r.getName().equals(resource));
-        } catch (KubernetesClientException e) {
-            return false; // a group the server does not serve is a 404
-        }
     }
 }

@@ -776,24 +776,6 @@ class ProductOnNodeE2E {
     }
 
     static <T> T await(String what, Supplier<T> check) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        Throwable last = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                T v = check.get();
-                if (v != null && !Boolean.FALSE.equals(v)) {
-                    return v;
-                }
-            } catch (RuntimeException e) {
-                last = e;
-            }
-            try {
-                Thread.sleep(250);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted waiting for " + what);
-            }
-        }
-        throw new AssertionError("timed out after " + WAIT.toSeconds() + " s waiting for " + what + (last == null ? "" : ": " + last), last);
+        return io.loopcsi.operator.kube.StoragePoolOperatorKubeTest.await(what, WAIT, check);
     }
 }

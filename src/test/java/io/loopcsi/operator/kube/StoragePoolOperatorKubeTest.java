@@ -57,7 +57,7 @@ import io.loopcsi.operator.status.Conditions;
  * `make test-kube` arrange both); skipped otherwise.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class StoragePoolOperatorKubeTest {
+public class StoragePoolOperatorKubeTest {
 
     static final String NS = "loopcsi-system";
     static final String SA = "system:serviceaccount:" + NS + ":loopcsi-operator";
@@ -436,7 +436,12 @@ class StoragePoolOperatorKubeTest {
     /** Polls until the supplier returns a non-null, non-false value; fails after {@link #WAIT}. */
     @SuppressWarnings("unchecked")
     static <T> T await(String what, Supplier<T> check) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
+        return await(what, WAIT, check);
+    }
+
+    /** The first non-null, non-false answer of check, asked every 250 ms for up to wait. */
+    public static <T> T await(String what, Duration wait, Supplier<T> check) {
+        long deadline = System.nanoTime() + wait.toNanos();
         Throwable last = null;
         while (System.nanoTime() < deadline) {
             try {
