@@ -187,7 +187,7 @@ final class ApiGroupSnapshots {
         if (g == null) {
             return;
         }
-        if (g.created()) {
+        if (g.created() && !snapshotIds.isEmpty()) {
             List<String> members = g.getStatus().getMembers().stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList();
             if (!new TreeSet<>(snapshotIds).equals(new TreeSet<>(members))) {
                 throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId

@@ -157,6 +157,41 @@ final class CsiArgs {
         }
     }
 
+    /**
+     * GetCapacity's capabilities: the smallest volume that satisfies all of them, or empty when this
+     * driver cannot make such a volume at all (its capacity for them is then 0, not an error). Lenient
+     * where real clients are: csi-provisioner v2.1 sends one mount capability with access mode UNKNOWN
+     * ("the standard makes it mandatory to pass something, therefore we pick something rather
+     * arbitrarily", external-provisioner pkg/capacity/capacity.go at v2.1.2), later releases send
+     * none, and neither names an fs_type. So any access mode and an empty fs_type are accepted; only a
+     * capability without an access type (the spec's MUST, which no client omits) is INVALID_ARGUMENT.
+     */
+    static java.util.OptionalLong capacityMinimum(String field, List<VolumeCapability> caps) {
+        long minimum = io.loopcsi.engine.Sizes.MIB;
+        VolumeCapability.AccessTypeCase type = null;
+        for (int i = 0; i < caps.size(); i++) {
+            VolumeCapability cap = caps.get(i);
+            VolumeCapability.AccessTypeCase t = cap.getAccessTypeCase();
+            if (t == VolumeCapability.AccessTypeCase.ACCESSTYPE_NOT_SET) {
+                throw GrpcErrors.invalid(field + "[" + i + "]: one of block or mount access type is required");
+            }
+            Mode mode = cap.getAccessMode().getMode();
+            if (mode == Mode.MULTI_NODE_SINGLE_WRITER || mode == Mode.MULTI_NODE_MULTI_WRITER || mode == Mode.UNRECOGNIZED
+                    || (type != null && type != t)) {
+                return java.util.OptionalLong.empty();
+            }
+            type = t;
+            if (t == VolumeCapability.AccessTypeCase.MOUNT) {
+                String fs = cap.getMount().getFsType().isEmpty() ? Filesystems.DEFAULT : cap.getMount().getFsType();
+                if (!Filesystems.SUPPORTED.contains(fs) || !cap.getMount().getVolumeMountGroup().isEmpty()) {
+                    return java.util.OptionalLong.empty();
+                }
+                minimum = Math.max(minimum, Filesystems.minimumBytes(fs));
+            }
+        }
+        return java.util.OptionalLong.of(minimum);
+    }
+
     /** All capabilities of a request; they must agree on block vs mount and on the fs type. */
     static Access accessOfAll(String field, List<VolumeCapability> caps) {
         if (caps.isEmpty()) {

@@ -34,37 +34,86 @@ public class LoopDevices {
     }
 
     /**
-     * The attached loop device (e.g. /dev/loop3) whose backing file is this file, if any. The
-     * kernel names a backing file by its path in the mount the attaching process used: a device
-     * attached by an earlier driver process in another mount namespace (the previous node plugin
-     * container, whose bind mount of the pool directory is gone) reads as "/volumes/x.img". Such
-     * a device, whose path ends in the file's name, is matched by device and inode (losetup
-     * --associated), so a restarted driver finds it instead of attaching the file a second time.
+     * The volume's device: the attached loop device (e.g. /dev/loop3) whose backing file is this
+     * file, if any; its read-write one where the file also has read-only companions
+     * ({@link #attachReadOnlyCompanion}). The kernel names a backing file by its path in the mount
+     * the attaching process used: a device attached by an earlier driver process in another mount
+     * namespace (the previous node plugin container, whose bind mount of the pool directory is
+     * gone) reads as "/volumes/x.img". Such a device, whose path ends in the file's name, is matched
+     * by device and inode (losetup --associated), so a restarted driver finds it instead of
+     * attaching the file a second time.
      */
     public Optional<String> find(Path backingFile) {
+        List<String> all = findAll(backingFile);
+        return all.stream().filter(d -> !readOnly(d)).findFirst().or(() -> all.stream().findFirst());
+    }
+
+    /**
+     * Every loop device attached to this file. The invariant is one read-write device per backing
+     * file, ever (two writable devices on one file corrupt its filesystem); read-only devices
+     * beside it are the companions that read-only publishes of a block volume get.
+     */
+    public List<String> findAll(Path backingFile) {
         String wanted = backingFile.toAbsolutePath().normalize().toString();
         String suffix = "/" + backingFile.getFileName();
         boolean elsewhere = false;
+        List<String> found = new ArrayList<>();
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
             for (Path dev : ds) {
                 String backing = readBacking(dev);
                 if (wanted.equals(backing)) {
-                    return Optional.of("/dev/" + dev.getFileName());
+                    found.add("/dev/" + dev.getFileName());
                 }
-                elsewhere |= backing != null && backing.endsWith(suffix);
+                elsewhere |= backing != null && backing.endsWith(suffix) && !wanted.equals(backing);
             }
         } catch (IOException e) {
             throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
         }
-        return elsewhere ? byInode(wanted) : Optional.empty();
+        if (elsewhere) {
+            byInode(wanted).stream().filter(d -> !found.contains(d)).forEach(found::add);
+        }
+        found.sort(null);
+        return found;
     }
 
-    private Optional<String> byInode(String file) {
+    /** The read-only companion of a file whose device is read-write, if one is attached. */
+    public Optional<String> readOnlyCompanion(Path backingFile) {
+        List<String> all = findAll(backingFile);
+        if (all.stream().noneMatch(d -> !readOnly(d))) {
+            return Optional.empty(); // no read-write device: a read-only one is the volume's own device
+        }
+        return all.stream().filter(this::readOnly).findFirst();
+    }
+
+    /**
+     * Attaches a read-only device beside the file's read-write one: what a read-only publish of a
+     * block volume staged read-write hands out (Kubernetes lets any pod use a claim read-only, and
+     * the kernel does not apply a read-only bind mount to writes through a device node, so only a
+     * device that refuses writes keeps such a pod from writing). It never writes, so it cannot
+     * corrupt what the read-write device holds; it reads the same file with the same direct I/O
+     * choice, so it sees what the writer has written to the file.
+     */
+    public String attachReadOnlyCompanion(Path backingFile, MutableParameters.DirectIo dio) {
+        String file = backingFile.toAbsolutePath().normalize().toString();
+        if (dio != MutableParameters.DirectIo.OFF) {
+            CommandRunner.Result r = runner.exec("losetup", "--find", "--show", "--read-only", "--direct-io=on", file);
+            if (r.ok()) {
+                return r.stdout().strip();
+            }
+            Optional<String> attached = readOnlyCompanion(backingFile); // attached, only direct I/O refused
+            if (attached.isPresent()) {
+                return attached.get();
+            }
+        }
+        return runner.run("losetup", "--find", "--show", "--read-only", file).strip();
+    }
+
+    private List<String> byInode(String file) {
         CommandRunner.Result r = runner.exec("losetup", "--list", "--noheadings", "--output", "NAME", "--associated", file);
         if (!r.ok()) {
-            return Optional.empty();
+            return List.of();
         }
-        return r.stdout().lines().map(String::strip).filter(l -> l.startsWith("/dev/loop")).findFirst();
+        return r.stdout().lines().map(String::strip).filter(l -> l.startsWith("/dev/loop")).toList();
     }
 
     /** How many attached loop devices have a backing file inside this directory. */

@@ -110,7 +110,7 @@ public class NodeVolumes {
                     users.add(e.mountPoint());
                 }
             }
-            users.addAll(blockBindsOf(table, dev.get()));
+            users.addAll(blockBindsOf(table, devicesOf(image)));
             if (!users.isEmpty()) {
                 throw EngineException.precondition("volume " + volumeId + " is still published at " + String.join(", ", users)
                         + "; unpublish it first");
@@ -120,6 +120,11 @@ public class NodeVolumes {
                     throw EngineException.precondition("staging_target_path " + staging + " holds a mount that is not volume " + volumeId);
                 }
                 mounter.unmount(staging);
+            }
+            for (String d : devicesOf(image)) {
+                if (!d.equals(dev.get())) {
+                    loops.detach(d); // a read-only companion no target is bound to (a publish interrupted before its bind)
+                }
             }
             loops.detach(dev.get());
             LOG.debugf("unstaged %s from %s (%s)", volumeId, staging, dev.get());
@@ -146,20 +151,7 @@ public class NodeVolumes {
             List<String> flags = MountFlags.forBind(mountFlags, readOnly);
             Optional<MountTable.Entry> existing = table.at(target);
             if (v.mode() == VolumeMode.BLOCK) {
-                if (readOnly && !loops.readOnly(dev)) {
-                    throw EngineException.precondition("volume " + volumeId + " is staged read-write: a read-only publish of a block"
-                            + " volume needs it staged with a read-only access mode (the kernel ignores read-only bind mounts of"
-                            + " device nodes, so only a read-only loop device keeps it read-only)");
-                }
-                if (existing.isPresent()) {
-                    requireSame(existing.get(), Mounter.rdev(target) == Mounter.rdev(Path.of(dev)), readOnly, volumeId, target);
-                    return;
-                }
-                if (singleWriter) {
-                    requireNoOtherTarget(volumeId, blockBindsOf(table, dev), target);
-                }
-                createFile(target);
-                mounter.bind(Path.of(dev), target, flags);
+                publishBlock(v, dev, table, existing, target, flags, readOnly, singleWriter);
                 return;
             }
             String mm = Mounter.majorMinor(Path.of(dev));
@@ -183,6 +175,51 @@ public class NodeVolumes {
             createDirectory(target);
             mounter.bind(staging, target, flags);
         }
+    }
+
+    /**
+     * A block volume is published by bind-mounting a device node at the target. A read-only publish
+     * of a volume staged read-write (a pod that mounts an RWO claim readOnly: Kubernetes allows it
+     * for any claim) gets the volume's read-only companion device (LoopDevices), attached on the
+     * first such publish and detached with the last (unpublish); the kernel ignores a read-only
+     * bind mount for writes through a device node, so only such a device keeps the pod from writing.
+     */
+    private void publishBlock(VolumeMeta v, String dev, MountTable table, Optional<MountTable.Entry> existing, Path target,
+            List<String> flags, boolean readOnly, boolean singleWriter) {
+        Path image = pool.volumeImage(v.id());
+        if (existing.isPresent()) {
+            boolean ours = devicesOf(image).stream().anyMatch(d -> Mounter.rdev(target) == Mounter.rdev(Path.of(d)));
+            requireSame(existing.get(), ours, readOnly, v.id(), target);
+            return;
+        }
+        if (singleWriter) {
+            requireNoOtherTarget(v.id(), blockBindsOf(table, devicesOf(image)), target);
+        }
+        createFile(target);
+        String source = dev;
+        if (readOnly && !loops.readOnly(dev)) {
+            source = loops.readOnlyCompanion(image).orElseGet(() -> loops.attachReadOnlyCompanion(image, v.mutable().directIo()));
+            LOG.debugf("read-only publish of %s at %s through %s", v.id(), target, source);
+        }
+        try {
+            mounter.bind(Path.of(source), target, flags);
+        } catch (RuntimeException e) {
+            releaseCompanion(image, MountTable.read());
+            throw e;
+        }
+    }
+
+    /** Detaches the read-only companion of a block volume once no target is bound to it. */
+    private void releaseCompanion(Path image, MountTable table) {
+        Optional<String> companion = loops.readOnlyCompanion(image);
+        if (companion.isPresent() && blockBindsOf(table, List.of(companion.get())).isEmpty()) {
+            loops.detach(companion.get());
+        }
+    }
+
+    /** The volume's devices: its own and, for a block volume, a read-only companion. */
+    private List<String> devicesOf(Path image) {
+        return loops.findAll(image);
     }
 
     private static void requireNoOtherTarget(String volumeId, List<String> published, Path target) {
@@ -210,15 +247,19 @@ public class NodeVolumes {
             if (at.isEmpty() && !Files.exists(target)) {
                 return;
             }
-            Optional<String> dev = loops.find(pool.volumeImage(volumeId));
+            Path image = pool.volumeImage(volumeId);
+            List<String> devs = devicesOf(image);
             if (at.isPresent()) {
-                boolean ours = dev.isPresent() && (at.get().majorMinor().equals(Mounter.majorMinor(Path.of(dev.get())))
-                        || Mounter.rdev(target) == Mounter.rdev(Path.of(dev.get())));
+                boolean ours = devs.stream().anyMatch(d -> at.get().majorMinor().equals(Mounter.majorMinor(Path.of(d)))
+                        || Mounter.rdev(target) == Mounter.rdev(Path.of(d)));
                 if (!ours) {
                     throw EngineException.precondition("target_path " + target + " holds a mount that is not volume " + volumeId + " ("
                             + at.get().source() + "); not touching it");
                 }
                 mounter.unmount(target);
+                if (devs.size() > 1) {
+                    releaseCompanion(image, MountTable.read());
+                }
             }
             try {
                 Files.deleteIfExists(target);
@@ -245,7 +286,8 @@ public class NodeVolumes {
         String dev = loops.find(image).orElseThrow(() -> EngineException.notFound("volume " + volumeId
                 + " is not staged on this node (no loop device holds " + image + "), so it is not at " + volumePath));
         if (v.mode() == VolumeMode.BLOCK) {
-            if (Mounter.rdev(volumePath) != Mounter.rdev(Path.of(dev))) {
+            long at = Mounter.rdev(volumePath);
+            if (devicesOf(image).stream().noneMatch(d -> Mounter.rdev(Path.of(d)) == at)) {
                 throw EngineException.notFound("volume " + volumeId + " is not at " + volumePath + ": its device is " + dev);
             }
             return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, Condition.HEALTHY);
@@ -309,14 +351,16 @@ public class NodeVolumes {
         }
     }
 
-    /** Mount points of bind mounts of the device node itself (published block volumes). */
-    private static List<String> blockBindsOf(MountTable table, String dev) {
-        String leaf = "/" + Path.of(dev).getFileName();
-        long rdev = Mounter.rdev(Path.of(dev));
+    /** Mount points of bind mounts of these device nodes themselves (published block volumes). */
+    private static List<String> blockBindsOf(MountTable table, List<String> devs) {
         List<String> out = new ArrayList<>();
-        for (MountTable.Entry e : table.entries()) {
-            if (e.root().endsWith(leaf) && Mounter.rdev(Path.of(e.mountPoint())) == rdev) {
-                out.add(e.mountPoint());
+        for (String dev : devs) {
+            String leaf = "/" + Path.of(dev).getFileName();
+            long rdev = Mounter.rdev(Path.of(dev));
+            for (MountTable.Entry e : table.entries()) {
+                if (e.root().endsWith(leaf) && Mounter.rdev(Path.of(e.mountPoint())) == rdev) {
+                    out.add(e.mountPoint());
+                }
             }
         }
         return out;

@@ -455,7 +455,7 @@ public class VolumeEngine implements VolumeProvider {
             if (g.isEmpty()) {
                 return;
             }
-            if (!new java.util.TreeSet<>(snapshotIds).equals(new java.util.TreeSet<>(g.get().snapshotIds()))) {
+            if (!snapshotIds.isEmpty() && !new java.util.TreeSet<>(snapshotIds).equals(new java.util.TreeSet<>(g.get().snapshotIds()))) {
                 throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId
                         + ": " + g.get().snapshotIds());
             }

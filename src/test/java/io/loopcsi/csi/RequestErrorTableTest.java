@@ -207,8 +207,19 @@ class RequestErrorTableTest extends CsiTestBase {
                 () -> csi.controller.controllerGetVolume(ControllerGetVolumeRequest.getDefaultInstance())));
         rows.add(new Row("ControllerGetVolumeRequest.volume_id", "not found", Code.NOT_FOUND,
                 () -> csi.controller.controllerGetVolume(ControllerGetVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL).build())));
-        rows.add(new Row("GetCapacityRequest.volume_capabilities", "fs_type zfs", Code.INVALID_ARGUMENT,
-                () -> csi.controller.getCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(Csi.mount("zfs")).build())));
+        rows.add(new Row("GetCapacityRequest.volume_capabilities", "fs_type zfs: no such volume can be made, 0 bytes", Code.OK,
+                () -> zeroCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(Csi.mount("zfs")).build())));
+        rows.add(new Row("GetCapacityRequest.volume_capabilities", "csi-provisioner v2.1: mount, no fs_type, access mode UNKNOWN",
+                Code.OK, () -> someCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(Csi.mount("").toBuilder()
+                        .setAccessMode(Csi.mode(Mode.UNKNOWN))).build())));
+        rows.add(new Row("GetCapacityRequest.volume_capabilities", "csi-provisioner v3+: none", Code.OK,
+                () -> someCapacity(GetCapacityRequest.getDefaultInstance())));
+        rows.add(new Row("GetCapacityRequest.volume_capabilities", "no access type (the spec's MUST)", Code.INVALID_ARGUMENT,
+                () -> csi.controller.getCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(VolumeCapability.newBuilder()
+                        .setAccessMode(Csi.mode(Mode.SINGLE_NODE_WRITER))).build())));
+        rows.add(new Row("GetCapacityRequest.volume_capabilities", "MULTI_NODE_MULTI_WRITER: 0 bytes", Code.OK,
+                () -> zeroCapacity(GetCapacityRequest.newBuilder().addVolumeCapabilities(Csi.block().toBuilder()
+                        .setAccessMode(Csi.mode(Mode.MULTI_NODE_MULTI_WRITER))).build())));
         rows.add(new Row("GetCapacityRequest.parameters", "ignored", Code.OK,
                 () -> csi.controller.getCapacity(GetCapacityRequest.newBuilder().putParameters("k", "v").build())));
         rows.add(new Row("GetCapacityRequest.accessible_topology", "another node: 0 bytes", Code.OK,
@@ -224,8 +235,12 @@ class RequestErrorTableTest extends CsiTestBase {
         rows.add(new Row("ControllerModifyVolumeRequest.volume_id", "well formed, not found", Code.NOT_FOUND,
                 () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL)
                         .putMutableParameters(MutableParameters.PROVISIONING, "thin").build())));
-        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "missing", Code.INVALID_ARGUMENT,
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "sanity: empty, nothing to change", Code.OK,
                 () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(blk).build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "sanity: empty, volume not found", Code.NOT_FOUND,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(FAKE_VOL).build())));
+        rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "empty, well formed ID not found", Code.NOT_FOUND,
+                () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL).build())));
         rows.add(new Row("ControllerModifyVolumeRequest.mutable_parameters", "unknown key, whatever the volume", Code.INVALID_ARGUMENT,
                 () -> csi.controller.controllerModifyVolume(ControllerModifyVolumeRequest.newBuilder().setVolumeId(UNKNOWN_VOL)
                         .putMutableParameters("iops", "3000").build())));
@@ -265,8 +280,10 @@ class RequestErrorTableTest extends CsiTestBase {
         String member = Ids.memberSnapshotIdFor("table-group", blk);
         rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
                 () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds(member).build())));
-        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "missing: the driver knows the members", Code.OK,
                 () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group).build())));
+        rows.add(new Row("GetVolumeGroupSnapshotRequest.group_snapshot_id", "sanity: unknown ID, no snapshot_ids", Code.NOT_FOUND,
+                () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL).build())));
         rows.add(new Row("GetVolumeGroupSnapshotRequest.snapshot_ids", "not the group's members", Code.INVALID_ARGUMENT,
                 () -> csi.group.getVolumeGroupSnapshot(GetVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
                         .addSnapshotIds(member).addSnapshotIds(Ids.snapshotIdFor("table-snap")).build())));
@@ -278,8 +295,8 @@ class RequestErrorTableTest extends CsiTestBase {
                         .addSnapshotIds(member).putSecrets("k", "v").build())));
         rows.add(new Row("DeleteVolumeGroupSnapshotRequest.group_snapshot_id", "missing", Code.INVALID_ARGUMENT,
                 () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().addSnapshotIds("s").build())));
-        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "missing", Code.INVALID_ARGUMENT,
-                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group).build())));
+        rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "sanity: unknown ID, no snapshot_ids: deleted", Code.OK,
+                () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(FAKE_VOL).build())));
         rows.add(new Row("DeleteVolumeGroupSnapshotRequest.snapshot_ids", "not the group's members", Code.INVALID_ARGUMENT,
                 () -> csi.group.deleteVolumeGroupSnapshot(DeleteVolumeGroupSnapshotRequest.newBuilder().setGroupSnapshotId(group)
                         .addSnapshotIds(Ids.snapshotIdFor("table-snap")).build())));
@@ -536,6 +553,12 @@ class RequestErrorTableTest extends CsiTestBase {
     private static Object zeroCapacity(GetCapacityRequest req) {
         var r = csi.controller.getCapacity(req);
         assertEquals(0, r.getAvailableCapacity(), r.toString());
+        return r;
+    }
+
+    private static Object someCapacity(GetCapacityRequest req) {
+        var r = csi.controller.getCapacity(req);
+        assertTrue(r.getAvailableCapacity() > 0 && r.hasMaximumVolumeSize(), "capacity a provisioner can publish: " + r);
         return r;
     }
 

@@ -107,13 +107,21 @@ public final class ControllerDeployment {
         return (fs == null || fs.isEmpty() ? FsType.xfs : fs.get(0)).name();
     }
 
-    /** A leader-elected sidecar; NAMESPACE and POD_NAME feed leader election and the capacity owner reference. */
+    /**
+     * A leader-elected sidecar. NAMESPACE feeds --leader-election-namespace; POD_NAME and the pod's
+     * namespace are what csi-provisioner's --enable-capacity needs for the CSIStorageCapacity owner
+     * reference, and it exits at start without them. The name of the namespace variable changed:
+     * v2.1.2 reads POD_NAMESPACE ("need POD_NAMESPACE/POD_NAME env variables",
+     * external-provisioner cmd/csi-provisioner/csi-provisioner.go at v2.1.2), v3 and later read
+     * NAMESPACE (same file); so every sidecar gets both, whatever its version.
+     */
     private static Container sidecar(String name, String image, String pull, io.fabric8.kubernetes.api.model.SecurityContext sc, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(Sidecars.leaderElection());
         return new ContainerBuilder().withName(name).withImage(image).withImagePullPolicy(pull)
                 .withArgs(all)
-                .withEnv(Sidecars.fieldEnv("NAMESPACE", "metadata.namespace"), Sidecars.fieldEnv("POD_NAME", "metadata.name"))
+                .withEnv(Sidecars.fieldEnv("NAMESPACE", "metadata.namespace"), Sidecars.fieldEnv("POD_NAMESPACE", "metadata.namespace"),
+                        Sidecars.fieldEnv("POD_NAME", "metadata.name"))
                 .withVolumeMounts(Sidecars.socketMount())
                 .withResources(Sidecars.sidecarResources())
                 .withSecurityContext(sc)
