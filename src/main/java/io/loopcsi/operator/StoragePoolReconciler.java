@@ -108,7 +108,7 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch" })
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims/status" }, verbs = { "patch" })
 @RBACRule(apiGroups = "", resources = { "nodes", "pods" }, verbs = { "get", "list", "watch" })
-@RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments" }, verbs = { "get", "list", "watch" })
+@RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments", "volumeattributesclasses" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = "csistoragecapacities", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "snapshot.storage.k8s.io", resources = { "volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents" },
         verbs = { "get", "list", "watch", "create", "update", "delete", "patch" })

@@ -25,11 +25,14 @@ public final class VolumeApiDiscovery {
     public static VolumeApis volumeApis(KubernetesClient client) {
         String server = String.valueOf(client.getMasterUrl());
         VolumeApis known = SEEN.getOrDefault(server, VolumeApis.NONE);
-        if (known.volumeAttributesClasses() && known.volumeGroupSnapshots()) {
+        if (known.equals(VolumeApis.ALL)) {
             return known;
         }
-        VolumeApis now = new VolumeApis(known.volumeAttributesClasses() || Discovery.serves(client, "storage.k8s.io/v1beta1", "volumeattributesclasses"),
-                known.volumeGroupSnapshots() || Discovery.serves(client, "groupsnapshot.storage.k8s.io/v1beta1", "volumegroupsnapshotcontents"));
+        VolumeApis now = known.or(new VolumeApis(
+                !known.vacV1beta1() && Discovery.serves(client, "storage.k8s.io/v1beta1", "volumeattributesclasses"),
+                !known.vacV1() && Discovery.serves(client, "storage.k8s.io/v1", "volumeattributesclasses"),
+                !known.groupSnapshotsV1beta1() && Discovery.serves(client, "groupsnapshot.storage.k8s.io/v1beta1", "volumegroupsnapshotcontents"),
+                !known.groupSnapshotsV1() && Discovery.serves(client, "groupsnapshot.storage.k8s.io/v1", "volumegroupsnapshotcontents")));
         if (!now.equals(known)) {
             LOG.infof("API server %s serves %s: the pool controllers' sidecars get the matching feature gates", server, now);
             SEEN.put(server, now);

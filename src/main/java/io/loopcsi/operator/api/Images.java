@@ -11,9 +11,9 @@ import io.fabric8.generator.annotation.Default;
 public class Images {
 
     public static final String LOOPCSI = "ghcr.io/loopcsi/loopcsi:0.1.0";
-    public static final String PROVISIONER = "registry.k8s.io/sig-storage/csi-provisioner:v5.3.0";
-    public static final String RESIZER = "registry.k8s.io/sig-storage/csi-resizer:v1.14.0";
-    public static final String SNAPSHOTTER = "registry.k8s.io/sig-storage/csi-snapshotter:v8.3.0";
+    public static final String PROVISIONER = "registry.k8s.io/sig-storage/csi-provisioner:v6.3.0";
+    public static final String RESIZER = "registry.k8s.io/sig-storage/csi-resizer:v2.2.1";
+    public static final String SNAPSHOTTER = "registry.k8s.io/sig-storage/csi-snapshotter:v8.6.0";
     public static final String NODE_DRIVER_REGISTRAR = "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.14.0";
     public static final String LIVENESS_PROBE = "registry.k8s.io/sig-storage/livenessprobe:v2.16.0";
 

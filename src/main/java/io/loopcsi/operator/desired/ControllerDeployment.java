@@ -40,16 +40,23 @@ public final class ControllerDeployment {
     }
 
     /**
-     * With the feature gates that let Kubernetes reach ModifyVolume (VolumeAttributesClass:
-     * csi-provisioner passes mutable_parameters at create, csi-resizer calls ControllerModifyVolume)
-     * and group snapshots (CSIVolumeGroupSnapshot: csi-snapshotter calls the GroupController),
-     * each only where its API is served, and only for the sidecars that know them (the current
-     * set, servers 1.24 and on: older servers get older sidecars, which would refuse an unknown gate).
+     * With the feature gates each sidecar set needs, and those that let Kubernetes reach
+     * ModifyVolume (VolumeAttributesClass: csi-provisioner passes mutable_parameters at create,
+     * csi-resizer calls ControllerModifyVolume) and group snapshots (CSIVolumeGroupSnapshot:
+     * csi-snapshotter calls the GroupController), each only where the API version that set reads is
+     * served, and only for sidecars that know the gate: a gate a release does not know makes it
+     * exit ("unrecognized feature gate"), and csi-resizer before v1.4 has no --feature-gates at all.
+     * Topology=true only for csi-provisioner v2 and v3, where the GA gate still defaults to off
+     * (external-provisioner PR #516); v5 turned it on and announced its removal (CHANGELOG-5.0).
+     * csi-provisioner v6 and csi-resizer v2 have VolumeAttributesClass on by default and turn it
+     * off themselves where storage.k8s.io/v1 does not serve it (external-provisioner #1423,
+     * external-resizer #532): no gate is passed to them.
      */
     public static Deployment desired(StoragePool pool, String namespace, ClusterInfo cluster, VolumeApis apis) {
-        boolean currentSidecars = SidecarImages.forServer(cluster.serverMinor()) == SidecarImages.CURRENT;
-        boolean vac = currentSidecars && apis.volumeAttributesClasses();
-        boolean groups = currentSidecars && apis.volumeGroupSnapshots();
+        SidecarImages.Set set = SidecarImages.forServer(cluster.serverMinor());
+        boolean oldProvisioner = set == SidecarImages.V1_20 || set == SidecarImages.V1_21;
+        boolean vacGate = set == SidecarImages.V1_24 && apis.vacV1beta1();
+        boolean groups = set == SidecarImages.V1_24 ? apis.groupSnapshotsV1beta1() : set == SidecarImages.CURRENT && apis.groupSnapshotsV1();
         Images img = Sidecars.images(pool);
         SidecarImages.Set sidecars = SidecarImages.of(img, cluster);
         String pull = Sidecars.pullPolicy(pool);
@@ -66,12 +73,22 @@ public final class ControllerDeployment {
                 .withResources(Sidecars.driverResources(pool))
                 .withSecurityContext(sc)
                 .build());
-        containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc,
-                "--csi-address=" + Sidecars.SOCKET, "--feature-gates=Topology=true" + (vac ? ",VolumeAttributesClass=true" : ""), "--enable-capacity",
-                "--capacity-ownerref-level=2", "--extra-create-metadata", "--strict-topology",
+        List<String> provisioner = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET));
+        List<String> gates = new ArrayList<>();
+        if (oldProvisioner) {
+            gates.add("Topology=true");
+        }
+        if (vacGate) {
+            gates.add("VolumeAttributesClass=true");
+        }
+        if (!gates.isEmpty()) {
+            provisioner.add("--feature-gates=" + String.join(",", gates));
+        }
+        provisioner.addAll(List.of("--enable-capacity", "--capacity-ownerref-level=2", "--extra-create-metadata", "--strict-topology",
                 "--default-fstype=" + defaultFsType(pool), "--timeout=120s"));
+        containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc, provisioner.toArray(String[]::new)));
         List<String> resizer = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
-        if (vac) {
+        if (vacGate) {
             resizer.add("--feature-gates=VolumeAttributesClass=true");
         }
         containers.add(sidecar("csi-resizer", sidecars.resizer(), pull, sc, resizer.toArray(String[]::new)));

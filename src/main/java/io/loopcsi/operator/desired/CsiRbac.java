@@ -38,6 +38,8 @@ public final class CsiRbac {
             rule("storage.k8s.io", "storageclasses", "get", "list", "watch"),
             rule("storage.k8s.io", "csinodes", "get", "list", "watch"),
             rule("storage.k8s.io", "volumeattachments", "get", "list", "watch"),
+            // csi-provisioner and csi-resizer with VolumeAttributesClass on (external-resizer deploy/kubernetes/rbac.yaml, v1.10+)
+            rule("storage.k8s.io", "volumeattributesclasses", "get", "list", "watch"),
             rule("snapshot.storage.k8s.io", "volumesnapshotclasses", "get", "list", "watch"),
             rule("snapshot.storage.k8s.io", "volumesnapshots", "get", "list", "watch", "update", "patch"),
             rule("snapshot.storage.k8s.io", "volumesnapshotcontents", "get", "list", "watch", "create", "update", "delete", "patch"),

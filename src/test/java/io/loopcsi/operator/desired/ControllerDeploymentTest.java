@@ -49,7 +49,7 @@ class ControllerDeploymentTest {
         var pod = ControllerDeployment.desired(Pools.minimal("p1"), "ns").getSpec().getTemplate().getSpec();
         Container prov = pod.getContainers().get(1);
         assertEquals(Images.PROVISIONER, prov.getImage());
-        assertTrue(prov.getArgs().containsAll(List.of("--feature-gates=Topology=true", "--enable-capacity", "--capacity-ownerref-level=2",
+        assertTrue(prov.getArgs().containsAll(List.of("--enable-capacity", "--capacity-ownerref-level=2",
                 "--extra-create-metadata", "--strict-topology", "--leader-election", "--default-fstype=xfs")));
         assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("POD_NAME")));
         assertTrue(prov.getEnv().stream().anyMatch(e -> e.getName().equals("NAMESPACE")));
@@ -64,7 +64,9 @@ class ControllerDeploymentTest {
         var on122 = ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 22)).getSpec().getTemplate()
                 .getSpec().getContainers();
         assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v3.1.1", on122.get(1).getImage(), "v1beta1 CSIStorageCapacity");
-        assertEquals(Images.PROVISIONER, ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 30))
+        assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v5.3.0", ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 30))
+                .getSpec().getTemplate().getSpec().getContainers().get(1).getImage(), "VolumeAttributesClass v1beta1 servers keep v5.3");
+        assertEquals(Images.PROVISIONER, ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 34))
                 .getSpec().getTemplate().getSpec().getContainers().get(1).getImage());
         var chosen = Pools.minimal("p1");
         chosen.getSpec().getImages().setProvisioner("example.org/provisioner:mine");
@@ -74,29 +76,50 @@ class ControllerDeploymentTest {
 
     @Test
     void featureGatesOnlyWhereTheirApisAreServedAndTheSidecarsKnowThem() {
-        List<Container> plain = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, VolumeApis.NONE).getSpec()
-                .getTemplate().getSpec().getContainers();
-        assertTrue(plain.stream().flatMap(c -> c.getArgs().stream()).noneMatch(a -> a.contains("VolumeAttributesClass")
-                || a.contains("CSIVolumeGroupSnapshot")), "no gate without its API: csi-snapshotter would stop serving snapshots");
+        List<Container> plain = containers(ClusterInfo.CURRENT, VolumeApis.NONE);
+        assertTrue(plain.stream().flatMap(c -> c.getArgs().stream()).noneMatch(a -> a.startsWith("--feature-gates")),
+                "v6.3/v2.2/v8.6 without group snapshots: no gate (Topology and VolumeAttributesClass are on by default there)");
         assertEquals(plain, ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT).getSpec().getTemplate().getSpec()
                 .getContainers());
+        List<Container> current = containers(ClusterInfo.CURRENT, VolumeApis.ALL);
+        assertEquals(List.of("--feature-gates=CSIVolumeGroupSnapshot=true"), gates(current.get(3)));
+        assertEquals(List.of(), gates(current.get(1)));
+        assertEquals(List.of(), gates(current.get(2)));
+        assertEquals(List.of(), gates(containers(ClusterInfo.CURRENT, new VolumeApis(true, true, true, false)).get(3)),
+                "csi-snapshotter v8.6 reads groupsnapshot v1: v1beta1 CRDs alone do not get the gate");
 
-        List<Container> both = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, new VolumeApis(true, true))
-                .getSpec().getTemplate().getSpec().getContainers();
-        assertTrue(both.get(1).getArgs().contains("--feature-gates=Topology=true,VolumeAttributesClass=true"), both.get(1).getArgs()::toString);
-        assertTrue(both.get(2).getArgs().contains("--feature-gates=VolumeAttributesClass=true"), both.get(2).getArgs()::toString);
-        assertTrue(both.get(3).getArgs().contains("--feature-gates=CSIVolumeGroupSnapshot=true"), both.get(3).getArgs()::toString);
+        ClusterInfo k130 = new ClusterInfo(true, true, true, 30);
+        List<Container> both = containers(k130, new VolumeApis(true, false, true, false));
+        assertEquals(List.of("--feature-gates=VolumeAttributesClass=true"), gates(both.get(1)), "v5.3: Topology is on by default");
+        assertEquals(List.of("--feature-gates=VolumeAttributesClass=true"), gates(both.get(2)));
+        assertEquals(List.of("--feature-gates=CSIVolumeGroupSnapshot=true"), gates(both.get(3)));
+        List<Container> groupsOnly = containers(k130, new VolumeApis(false, true, true, true));
+        assertEquals(List.of(), gates(groupsOnly.get(1)), "v5.3 reads VolumeAttributesClass v1beta1 only");
+        assertEquals(List.of(), gates(groupsOnly.get(2)));
+        assertEquals(List.of("--feature-gates=CSIVolumeGroupSnapshot=true"), gates(groupsOnly.get(3)));
 
-        List<Container> groupsOnly = ControllerDeployment.desired(Pools.minimal("p1"), "ns", ClusterInfo.CURRENT, new VolumeApis(false, true))
-                .getSpec().getTemplate().getSpec().getContainers();
-        assertTrue(groupsOnly.get(1).getArgs().contains("--feature-gates=Topology=true"));
-        assertFalse(groupsOnly.get(2).getArgs().stream().anyMatch(a -> a.startsWith("--feature-gates")));
-        assertTrue(groupsOnly.get(3).getArgs().contains("--feature-gates=CSIVolumeGroupSnapshot=true"));
+        for (int minor : List.of(20, 22)) {
+            List<Container> old = containers(new ClusterInfo(true, true, minor > 20, minor), VolumeApis.ALL);
+            assertEquals(List.of("--feature-gates=Topology=true"), gates(old.get(1)), "v2/v3: the GA Topology gate defaults to off");
+            assertEquals(List.of(), gates(old.get(2)), "csi-resizer v1.1 has no --feature-gates, v1.4 no VolumeAttributesClass");
+            assertEquals(List.of(), gates(old.get(3)), "csi-snapshotter v4/v5 have no group snapshots");
+        }
+    }
 
-        List<Container> old = ControllerDeployment.desired(Pools.minimal("p1"), "ns", new ClusterInfo(true, true, true, 22),
-                new VolumeApis(true, true)).getSpec().getTemplate().getSpec().getContainers();
-        assertTrue(old.stream().flatMap(c -> c.getArgs().stream()).noneMatch(a -> a.contains("VolumeAttributesClass")
-                || a.contains("CSIVolumeGroupSnapshot")), "csi-snapshotter v5.0.1 and csi-resizer v1.4.0 know neither gate");
+    @Test
+    void aDefaultOfAnEarlierVersionFollowsTheServerToo() {
+        var p = Pools.minimal("p1");
+        p.getSpec().getImages().setProvisioner("registry.k8s.io/sig-storage/csi-provisioner:v5.3.0"); // the 0.1.0 CRD's default
+        assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v2.1.2", ControllerDeployment.desired(p, "ns",
+                new ClusterInfo(true, true, false, 20)).getSpec().getTemplate().getSpec().getContainers().get(1).getImage());
+    }
+
+    private static List<Container> containers(ClusterInfo cluster, VolumeApis apis) {
+        return ControllerDeployment.desired(Pools.minimal("p1"), "ns", cluster, apis).getSpec().getTemplate().getSpec().getContainers();
+    }
+
+    private static List<String> gates(Container c) {
+        return c.getArgs().stream().filter(a -> a.startsWith("--feature-gates")).toList();
     }
 
     @Test

@@ -400,7 +400,7 @@ public class StoragePoolOperatorKubeTest {
     @Order(7)
     void groupSnapshotCrdsInstalledLaterAreFound() {
         // 1.20 serves no VolumeAttributesClass; the group snapshot API is external-snapshotter's CRDs
-        assertEquals(new io.loopcsi.operator.desired.VolumeApis(false, false), io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin));
+        assertEquals(io.loopcsi.operator.desired.VolumeApis.NONE, io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin));
         Kubectl.apply("""
                 apiVersion: apiextensions.k8s.io/v1
                 kind: CustomResourceDefinition
@@ -413,7 +413,13 @@ public class StoragePoolOperatorKubeTest {
                   scope: Cluster
                   names: {kind: VolumeGroupSnapshotContent, plural: volumegroupsnapshotcontents, singular: volumegroupsnapshotcontent,
                           listKind: VolumeGroupSnapshotContentList}
+                  # as external-snapshotter v8.6.0's CRD: v1 served beside the deprecated v1beta1
                   versions:
+                    - name: v1
+                      served: true
+                      storage: false
+                      schema:
+                        openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
                     - name: v1beta1
                       served: true
                       storage: true
@@ -422,8 +428,9 @@ public class StoragePoolOperatorKubeTest {
                 """);
         try {
             await("the group snapshot API found once its CRD is served", () -> io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin)
-                    .volumeGroupSnapshots() ? true : null);
-            assertFalse(io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin).volumeAttributesClasses());
+                    .groupSnapshotsV1beta1() ? true : null);
+            assertTrue(io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin).groupSnapshotsV1(), "v1 too: csi-snapshotter v8.6 reads it");
+            assertFalse(io.loopcsi.operator.VolumeApiDiscovery.volumeApis(admin).vacV1beta1());
         } finally {
             Kubectl.ok("delete", "crd", "volumegroupsnapshotcontents.groupsnapshot.storage.k8s.io");
         }
