@@ -26,10 +26,24 @@ ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 cp "$busybox" "$ctx/busybox"
 cp src/test/docker/Dockerfile.standin "$ctx/Dockerfile"
+cp src/test/docker/standin-entrypoint.sh "$ctx/"
 rm -rf "$out"
 mkdir -p "$out"
+# what each release accepts, from shared/data beside the clone (its -h output); where that is not
+# there, the stand-in says it does not check
+data=${SIDECAR_DATA:-../shared/data/sidecars}
 for name in "${names[@]}"; do
   base=${name##*/}
+  help="$data/help/${base/:/-}.txt"
+  : >"$ctx/flags"
+  : >"$ctx/requires"
+  if [ -f "$help" ]; then
+    sed -nE 's/^[[:space:]]+-{1,2}([a-z0-9_-]+).*/--\1/p' "$help" | sort -u >"$ctx/flags"
+    # csi-provisioner v2.1 names the env its --enable-capacity needs in its -h (--capacity-ownerref-level)
+    if grep -q 'POD_NAME and POD_NAMESPACE environment variables' "$help"; then
+      echo "--enable-capacity POD_NAMESPACE POD_NAME" >"$ctx/requires"
+    fi
+  fi
   old=$(buildah inspect --type image --format '{{.FromImageID}}' "$name" 2>/dev/null || true)
   # no --layers: buildah 1.28's layer cache ignores a changed build arg in ENV/LABEL, and every
   # stand-in would say it stands in for the first name
@@ -40,5 +54,5 @@ for name in "${names[@]}"; do
     buildah rmi "$old" >/dev/null 2>&1 || true
   fi
   buildah push --quiet "$name" "docker-archive:$out/${base/:/_}.tar:$name" >/dev/null
-  echo "$out/${base/:/_}.tar  $name (stand-in)"
+  echo "$out/${base/:/_}.tar  $name (stand-in; $( [ -s "$ctx/flags" ] && echo "checks $(wc -l <"$ctx/flags") flags" || echo "flags not known")$( [ -s "$ctx/requires" ] && echo ", env: $(cat "$ctx/requires")"))"
 done

@@ -27,10 +27,8 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
 import csi.v1.ProbeRequest;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -40,6 +38,8 @@ import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.loopcsi.testing.CsiClient;
+import io.loopcsi.testing.SidecarRequests;
+import csi.v1.ControllerExpandVolumeResponse;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopPoolNodeStatus;
@@ -189,17 +189,29 @@ class ProductOnNodeE2E {
             return !sidecars.isEmpty() && sidecars.stream().allMatch(c -> c.getState().getRunning() != null
                     && standIns.containsKey(c.getImage()) && standIns.get(c.getImage()).id().equals(c.getImageID()));
         });
+        Pod sidecarsUp = kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get();
+        for (ContainerStatus c : sidecarsUp.getStatus().getContainerStatuses()) {
+            if (!c.getName().equals("loopcsi")) {
+                failIfRestarted(sidecarsUp, c.getName());
+                String log = logs(sidecarsUp, c.getName(), false);
+                // the stand-in checked the flags and env the operator gave it against the release's -h (standin-entrypoint.sh)
+                assertTrue(log.contains("every flag is one") || log.contains("not known here"), c.getName() + ": " + log);
+                System.out.println("e2e: " + c.getName() + " (" + c.getImage() + "): " + log.strip().replace('\n', ' '));
+            }
+        }
         await("controller's loopcsi container started from the built image", () -> container(
                 kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get(), "loopcsi")
                 .filter(c -> loopcsi.id().equals(c.getImageID())).isPresent());
         timing("controller pod's containers created after kubectl apply", t0);
     }
 
-    // The issue's steps. The sidecars are stand-ins that sleep: their part (CreateVolume,
-    // ControllerExpandVolume, CreateSnapshot, DeleteVolume, and the PV objects they write) is done
-    // here through `loopcsi csc` in the controller's loopcsi container (kubectl exec), as csi-
-    // provisioner, csi-resizer and csi-snapshotter would call the same socket. Everything on the
-    // node is kubelet's own work: registration, stage, publish, expand, unpublish, unstage.
+    // The issue's steps. The sidecars are stand-ins that sleep: their part (GetCapacity and the
+    // CSIStorageCapacity objects, CreateVolume, ControllerExpandVolume, CreateSnapshot, DeleteVolume,
+    // and the PV objects they write) is done here on the controller pod's own CSI socket (the node is
+    // this machine: the socket is in the pod's emptyDir), with the requests the releases the operator
+    // deployed for this 1.20 server send, built as their source builds them (SidecarRequests:
+    // csi-provisioner v2.1.2, csi-resizer v1.1.0, csi-snapshotter v4.0.0). Everything on the node is
+    // kubelet's own work: registration, stage, publish, expand, unpublish, unstage.
 
     static final String TOPOLOGY_KEY = "topology.loopcsi.io/node";
     static final String BACKING_DIR = "/var/lib/loopcsi/local";
@@ -249,9 +261,9 @@ class ProductOnNodeE2E {
         claim("data", "loopcsi-xfs", "1Gi", "Filesystem");
         // a non-root application with an fsGroup (issue 15): kubelet gives the group the volume
         pod("app", "data", false, 1000L, 2000L, "echo 'written by app' > /data/hello.txt && sync");
-        String id = provisionAsTheProvisionerDoes("data", "loopcsi-xfs", "1Gi", "SINGLE_NODE_WRITER,mount,xfs", null);
+        String id = provisionAsTheProvisionerDoes("data", "loopcsi-xfs", "1Gi", false, null);
         await("PVC data Bound", () -> "Bound".equals(kube.persistentVolumeClaims().inNamespace("default").withName("data").get().getStatus().getPhase()));
-        timing("PVC to Bound (claim created, CreateVolume through csc, PV written)", t0);
+        timing("PVC to Bound (claim created, CreateVolume on the controller socket, PV written)", t0);
         awaitRunning("app");
         timing("pod to Running with a new volume (from the claim's creation)", t0);
         assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
@@ -307,7 +319,7 @@ class ProductOnNodeE2E {
         assumeTrue(operatorRunning);
         claim("raw", "loopcsi-block", "64Mi", "Block");
         pod("blockapp", "raw", true, null, null, "printf 'raw bytes' | dd of=/dev/xvda conv=notrunc,fsync 2>/dev/null");
-        provisionAsTheProvisionerDoes("raw", "loopcsi-block", "64Mi", "SINGLE_NODE_WRITER,block", null);
+        provisionAsTheProvisionerDoes("raw", "loopcsi-block", "64Mi", true, null);
         awaitRunning("blockapp");
         assertEquals(Long.toString(64L << 20), exec("blockapp", "blockdev", "--getsize64", "/dev/xvda").strip());
         await("the bytes written", () -> "raw bytes".equals(exec("blockapp", "sh", "-c", "dd if=/dev/xvda bs=9 count=1 2>/dev/null")));
@@ -327,9 +339,13 @@ class ProductOnNodeE2E {
         // the user asks for more
         Kubectl.ok("patch", "pvc", "data", "--type=merge", "-p", "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"2Gi\"}}}}");
         // csi-resizer's part: ControllerExpandVolume, then the PV's new capacity
-        String out = csc("controller", "expand-volume", VOLUMES.get("data"), "--req-bytes", "2Gi");
-        assertEquals(Long.toString(2 * GI), json(out).path("capacityBytes").asText(), out);
-        assertTrue(json(out).path("nodeExpansionRequired").asBoolean(), out);
+        ControllerExpandVolumeResponse grown;
+        try (CsiClient c = controllerCsi()) {
+            grown = c.controller.controllerExpandVolume(SidecarRequests.expandVolume(VOLUMES.get("data"), 2 * GI, false, "xfs", List.of(),
+                    "ReadWriteOnce", true));
+        }
+        assertEquals(2 * GI, grown.getCapacityBytes(), grown::toString);
+        assertTrue(grown.getNodeExpansionRequired(), grown::toString);
         String pv = pvName("data");
         Kubectl.ok("patch", "pv", pv, "--type=merge", "-p", "{\"spec\":{\"capacity\":{\"storage\":\"2Gi\"}}}");
         // kubelet sees the PV larger than the claim's status at its next sync of the pod (every
@@ -347,14 +363,19 @@ class ProductOnNodeE2E {
     @Order(15)
     void step6_snapshotRestoredIntoANewClaimHoldsTheData() {
         assumeTrue(VOLUMES.containsKey("data"));
-        // csi-snapshotter's part: CreateSnapshot of the volume in use
-        String out = csc("controller", "create-snapshot", "snapshot-e2e-1", "--source-volume", VOLUMES.get("data"));
-        snapshotId = json(out).path("snapshot").path("snapshotId").asText();
-        assertTrue(json(out).path("snapshot").path("readyToUse").asBoolean(), out);
+        // csi-snapshotter's part: CreateSnapshot of the volume in use, for a VolumeSnapshot default/data-snap
+        csi.v1.Snapshot snap;
+        try (CsiClient c = controllerCsi()) {
+            String uid = java.util.UUID.randomUUID().toString();
+            snap = c.controller.createSnapshot(SidecarRequests.createSnapshot(VOLUMES.get("data"), uid, "data-snap", "default",
+                    "snapcontent-" + uid, Map.of())).getSnapshot();
+        }
+        snapshotId = snap.getSnapshotId();
+        assertTrue(snap.getReadyToUse() && snap.getSizeBytes() > 0 && snap.getCreationTime().getSeconds() > 0, snap::toString);
         long t0 = System.nanoTime();
         claim("restored", "loopcsi-xfs", "2Gi", "Filesystem");
         pod("reader", "restored", false, 1000L, 2000L, "true");
-        provisionAsTheProvisionerDoes("restored", "loopcsi-xfs", "2Gi", "SINGLE_NODE_WRITER,mount,xfs", snapshotId);
+        provisionAsTheProvisionerDoes("restored", "loopcsi-xfs", "2Gi", false, snapshotId);
         awaitRunning("reader");
         timing("restored claim's pod to Running (from the claim's creation)", t0);
         assertEquals("written by app", exec("reader", "cat", "/data/hello.txt").strip(), "the restored volume holds the snapshot's data");
@@ -378,7 +399,9 @@ class ProductOnNodeE2E {
             deleteVolumeAsTheProvisionerDoes(v.getValue());
             assertFalse(Files.exists(backingFile(v.getValue())), "backing file of " + v.getKey() + " gone");
         }
-        csc("controller", "delete-snapshot", snapshotId);
+        try (CsiClient c = controllerCsi()) {
+            c.controller.deleteSnapshot(SidecarRequests.deleteSnapshot(snapshotId));
+        }
         // step 8 reads these pods' logs: they go with the pool
         captureLoopcsiLogs();
         for (String claim : VOLUMES.keySet()) {
@@ -417,10 +440,6 @@ class ProductOnNodeE2E {
 
     // --- what the stand-in sidecars would do, and the application pods
 
-    /** csi-provisioner's socket in the controller pod (Sidecars.SOCKET). */
-    static final String CONTROLLER_SOCKET = "unix:///csi/csi.sock";
-    static final ObjectMapper JSON = new ObjectMapper();
-
     static String controllerPod() {
         return await("a running controller pod", () -> {
             Pod p = podWith("app.kubernetes.io/component", "controller");
@@ -428,53 +447,51 @@ class ProductOnNodeE2E {
         });
     }
 
-    /** `loopcsi csc SERVICE VERB ... --format json` in the controller's loopcsi container; its output, or fails with it. */
-    static String csc(String... args) {
-        Kubectl.Result r = cscResult(args);
-        if (r.exit() != 0) {
-            throw new AssertionError("loopcsi csc " + String.join(" ", args) + " exited " + r.exit() + ": " + r.out());
-        }
-        return r.out();
-    }
-
-    static Kubectl.Result cscResult(String... args) {
-        List<String> cmd = new ArrayList<>(List.of("-n", NS, "exec", controllerPod(), "-c", "loopcsi", "--", "/opt/loopcsi/loopcsi", "csc"));
-        cmd.addAll(List.of(args));
-        cmd.addAll(List.of("--endpoint", CONTROLLER_SOCKET, "--format", "json"));
-        return Kubectl.run(cmd.toArray(String[]::new));
-    }
-
-    /** The last JSON line of csc's output (kubectl may print warnings before it). */
-    static JsonNode json(String out) {
-        String line = out.lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no JSON in: " + out));
-        try {
-            return JSON.readTree(line);
-        } catch (IOException e) {
-            throw new AssertionError("not JSON: " + line, e);
-        }
+    /** The pool controller's CSI socket, on this machine: the pod's emptyDir (Sidecars.SOCKET_VOLUME) that its sidecars share. */
+    static CsiClient controllerCsi() {
+        Pod p = kube.pods().inNamespace(NS).withName(controllerPod()).get();
+        return new CsiClient(Path.of("/var/lib/kubelet/pods", p.getMetadata().getUid(), "volumes/kubernetes.io~empty-dir/socket-dir/csi.sock"));
     }
 
     /**
-     * csi-provisioner's capacity tracking (--enable-capacity): one CSIStorageCapacity per class
-     * for the node's topology, from GetCapacity. The CSIDriver says storageCapacity: true, so the
+     * csi-provisioner v2.1.2's capacity tracking (--enable-capacity, external-provisioner
+     * pkg/capacity): for each WaitForFirstConsumer class of the driver and each topology segment
+     * (the driver's CSINode topology keys with the Node's values of those labels), GetCapacity with
+     * the class' parameters as they are and one mount capability of access mode UNKNOWN; for a
+     * non-zero answer a storage.k8s.io/v1alpha1 CSIStorageCapacity named csisc-..., in the
+     * provisioner's namespace, owned (--capacity-ownerref-level=2) by the controller Deployment,
+     * without maximumVolumeSize (v2.2 added it). The CSIDriver says storageCapacity: true, so the
      * scheduler places no pod with a new claim without them.
      */
     static void publishCapacityAsTheProvisionerDoes() {
-        for (String sc : List.of("loopcsi-xfs", "loopcsi-block")) {
-            StorageClass c = kube.storage().v1().storageClasses().withName(sc).get();
-            String fs = c.getParameters().get("csi.storage.k8s.io/fstype");
-            String out = csc("controller", "get-capacity", "--cap", "SINGLE_NODE_WRITER," + (fs == null ? "block" : "mount," + fs),
-                    "--params", "loopcsi.io/pool=" + c.getParameters().get("loopcsi.io/pool"));
-            String bytes = json(out).path("availableCapacity").asText();
-            assertTrue(Long.parseLong(bytes) > 40 * GI, "GetCapacity of an empty 50Gi pool: " + out);
-            Kubectl.apply("""
-                    apiVersion: storage.k8s.io/v1alpha1
-                    kind: CSIStorageCapacity
-                    metadata: {name: e2e-%s, namespace: %s}
-                    storageClassName: %s
-                    nodeTopology: {matchLabels: {%s: %s}}
-                    capacity: "%s"
-                    """.formatted(sc, NS, sc, TOPOLOGY_KEY, NODE, bytes));
+        var csiNode = kube.storage().v1().csiNodes().withName(NODE).get();
+        List<String> keys = csiNode.getSpec().getDrivers().stream().filter(d -> d.getName().equals(DRIVER)).findFirst().orElseThrow().getTopologyKeys();
+        Map<String, String> labels = kube.nodes().withName(NODE).get().getMetadata().getLabels();
+        Map<String, String> segment = new java.util.TreeMap<>();
+        keys.forEach(k -> segment.put(k, labels.get(k)));
+        Deployment owner = kube.apps().deployments().inNamespace(NS).withLabel("app.kubernetes.io/component", "controller").list().getItems().get(0);
+        List<StorageClass> classes = kube.storage().v1().storageClasses().list().getItems().stream()
+                .filter(c -> DRIVER.equals(c.getProvisioner()) && "WaitForFirstConsumer".equals(c.getVolumeBindingMode())).toList();
+        assertEquals(2, classes.size(), "the example pool's classes");
+        try (CsiClient c = controllerCsi()) {
+            for (StorageClass sc : classes) {
+                var cls = new SidecarRequests.StorageClass(sc.getParameters(), List.of());
+                long bytes = c.controller.getCapacity(SidecarRequests.getCapacity(SidecarRequests.Provisioner.V2_1_2, cls, segment))
+                        .getAvailableCapacity();
+                assertTrue(bytes > 40 * GI, "GetCapacity of an empty 50Gi pool for " + sc.getMetadata().getName() + ": " + bytes);
+                Kubectl.create("""
+                        apiVersion: storage.k8s.io/v1alpha1
+                        kind: CSIStorageCapacity
+                        metadata:
+                          generateName: csisc-
+                          namespace: %s
+                          ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: %s, uid: %s, controller: true}]
+                        storageClassName: %s
+                        nodeTopology: {matchLabels: %s}
+                        capacity: "%d"
+                        """.formatted(NS, owner.getMetadata().getName(), owner.getMetadata().getUid(), sc.getMetadata().getName(),
+                        segment.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining(", ", "{", "}")), bytes));
+            }
         }
     }
 
@@ -522,29 +539,38 @@ class ProductOnNodeE2E {
     }
 
     /**
-     * csi-provisioner for a WaitForFirstConsumer claim: once the scheduler selected a node for the
-     * claim's pod, CreateVolume named pvc-UID with the class' parameters (and
-     * --extra-create-metadata's), then the PV bound to the claim with the volume's node affinity.
-     * Returns the volume ID.
+     * csi-provisioner v2.1.2 for a WaitForFirstConsumer claim: once the scheduler selected a node
+     * for the claim's pod, CreateVolume as SidecarRequests builds it (pvc-UID, the class' parameters
+     * without csi.storage.k8s.io/ keys plus --extra-create-metadata's, --strict-topology on the
+     * selected node, --default-fstype of the Deployment), then the PV bound to the claim with the
+     * node affinity of the volume's accessible topology. Returns the volume ID.
      */
-    static String provisionAsTheProvisionerDoes(String claim, String storageClass, String size, String cap, String fromSnapshot) {
+    static String provisionAsTheProvisionerDoes(String claim, String storageClass, String size, boolean block, String fromSnapshot) {
         var pvc = await("the scheduler selected a node for claim " + claim, () -> {
             var c = kube.persistentVolumeClaims().inNamespace("default").withName(claim).get();
             return c.getMetadata().getAnnotations() != null && c.getMetadata().getAnnotations().containsKey("volume.kubernetes.io/selected-node") ? c : null;
         });
-        assertEquals(NODE, pvc.getMetadata().getAnnotations().get("volume.kubernetes.io/selected-node"));
-        String pv = "pvc-" + pvc.getMetadata().getUid();
+        String node = pvc.getMetadata().getAnnotations().get("volume.kubernetes.io/selected-node");
+        assertEquals(NODE, node);
         StorageClass sc = kube.storage().v1().storageClasses().withName(storageClass).get();
         String fs = sc.getParameters().get("csi.storage.k8s.io/fstype");
-        String params = "loopcsi.io/pool=" + sc.getParameters().get("loopcsi.io/pool") + ",csi.storage.k8s.io/pvc/name=" + claim
-                + ",csi.storage.k8s.io/pvc/namespace=default,csi.storage.k8s.io/pv/name=" + pv;
-        List<String> args = new ArrayList<>(List.of("controller", "create-volume", pv, "--req-bytes", size, "--cap", cap, "--params", params));
-        if (fromSnapshot != null) {
-            args.addAll(List.of("--source-snapshot", fromSnapshot));
+        long bytes = new io.fabric8.kubernetes.api.model.Quantity(size).getNumericalAmount().longValue();
+        var request = new SidecarRequests.Claim(pvc.getMetadata().getUid(), claim, "default", bytes, pvc.getSpec().getAccessModes(), block);
+        String defaultFs = kube.apps().deployments().inNamespace(NS).withLabel("app.kubernetes.io/component", "controller").list().getItems().get(0)
+                .getSpec().getTemplate().getSpec().getContainers().stream().filter(c -> c.getName().equals("csi-provisioner")).findFirst()
+                .orElseThrow().getArgs().stream().filter(a -> a.startsWith("--default-fstype=")).map(a -> a.substring(17)).findFirst().orElse("");
+        csi.v1.Volume volume;
+        try (CsiClient c = controllerCsi()) {
+            volume = c.controller.createVolume(SidecarRequests.createVolume(SidecarRequests.Provisioner.V2_1_2,
+                    new SidecarRequests.StorageClass(sc.getParameters(), List.of()), request, defaultFs, node, true,
+                    fromSnapshot == null ? null : SidecarRequests.fromSnapshot(fromSnapshot), null)).getVolume();
         }
-        JsonNode volume = json(csc(args.toArray(String[]::new))).path("volume");
-        String id = volume.path("volumeId").asText();
-        assertEquals(NODE, volume.path("accessibleTopology").path(0).path("segments").path(TOPOLOGY_KEY).asText(), volume.toString());
+        String id = volume.getVolumeId();
+        String pv = request.pvName();
+        assertEquals(NODE, volume.getAccessibleTopology(0).getSegmentsMap().get(TOPOLOGY_KEY), volume.toString());
+        if (fromSnapshot != null) {
+            assertEquals(fromSnapshot, volume.getContentSource().getSnapshot().getSnapshotId(), "csi-provisioner deletes a restore without it");
+        }
         VOLUMES.put(claim, id);
         Kubectl.apply("""
                 apiVersion: v1
@@ -563,7 +589,7 @@ class ProductOnNodeE2E {
                   nodeAffinity:
                     required:
                       nodeSelectorTerms: [{matchExpressions: [{key: %s, operator: In, values: [%s]}]}]
-                """.formatted(pv, DRIVER, volume.path("capacityBytes").asText(), storageClass, fs == null ? "Block" : "Filesystem", claim,
+                """.formatted(pv, DRIVER, volume.getCapacityBytes(), storageClass, block ? "Block" : "Filesystem", claim,
                 pvc.getMetadata().getUid(), DRIVER, id, fs == null ? "" : ", fsType: " + fs, TOPOLOGY_KEY, NODE));
         return id;
     }
@@ -578,15 +604,18 @@ class ProductOnNodeE2E {
     /** DeleteVolume, retried while the node still refuses it as in use (FAILED_PRECONDITION), as csi-provisioner retries. */
     static void deleteVolumeAsTheProvisionerDoes(String id) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT.toNanos();
-        while (true) {
-            Kubectl.Result r = cscResult("controller", "delete-volume", id);
-            if (r.exit() == 0) {
-                return;
+        try (CsiClient c = controllerCsi()) {
+            while (true) {
+                try {
+                    c.controller.deleteVolume(SidecarRequests.deleteVolume(id));
+                    return;
+                } catch (io.grpc.StatusRuntimeException e) {
+                    if (e.getStatus().getCode() != io.grpc.Status.Code.FAILED_PRECONDITION || System.nanoTime() > deadline) {
+                        throw new AssertionError("DeleteVolume " + id + ": " + e.getStatus(), e);
+                    }
+                }
+                Thread.sleep(1000);
             }
-            if (r.exit() != 9 || System.nanoTime() > deadline) {
-                throw new AssertionError("DeleteVolume " + id + " exited " + r.exit() + ": " + r.out());
-            }
-            Thread.sleep(1000);
         }
     }
 

@@ -67,6 +67,21 @@ public final class Kubectl {
         }
     }
 
+    /** kubectl create: for objects named by generateName, which apply cannot make. */
+    public static String create(String yaml) {
+        try {
+            Path f = Files.createTempFile("manifest", ".yaml");
+            Files.writeString(f, yaml);
+            try {
+                return ok("create", "-f", f.toString());
+            } finally {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static Result tryApply(String yaml) {
         try {
             Path f = Files.createTempFile("manifest", ".yaml");

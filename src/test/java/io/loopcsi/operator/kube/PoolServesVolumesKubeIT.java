@@ -76,6 +76,7 @@ import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.testing.CsiClient;
 import io.loopcsi.testing.KernelCleanup;
 import io.loopcsi.testing.Launcher;
+import io.loopcsi.testing.SidecarRequests;
 
 /**
  * A StoragePool serving volumes, on a REAL kube-apiserver 1.20 with kube-controller-manager
@@ -590,6 +591,40 @@ class PoolServesVolumesKubeIT {
         assertEquals("16Gi", p.getStatus().getCapacity());
         assertEquals("2Gi", p.getStatus().getAllocated(), "the 2Gi xfs volume");
         assertTrue(Kubectl.ok("get", "storagepool", POOL).contains("2Gi"));
+    }
+
+    /**
+     * Each csi-provisioner and csi-resizer release the operator deploys, replayed against the
+     * controller role (SidecarRequests: their requests as their source builds them) for the
+     * StorageClasses the operator wrote: the capacity v2.1.2 asks for with its UNKNOWN mount
+     * capability (issue 21: refused, so no CSIStorageCapacity and no pod scheduled), a volume on
+     * the selected node, the same volume for a retried call, its growth and deletion.
+     */
+    @Test
+    @Order(8)
+    void eachDeployedSidecarReleasesRequestsAreAnsweredByTheControllerRole() throws Exception {
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            for (SidecarRequests.Provisioner v : SidecarRequests.Provisioner.values()) {
+                for (String name : List.of("rt-xfs", "rt-block")) {
+                    StorageClass sc = admin.storage().v1().storageClasses().withName(name).get();
+                    var cls = new SidecarRequests.StorageClass(sc.getParameters(), sc.getMountOptions() == null ? List.of() : sc.getMountOptions());
+                    var cap = c.controller.getCapacity(SidecarRequests.getCapacity(v, cls, SidecarRequests.segment("node-a")));
+                    assertTrue(cap.getAvailableCapacity() > GI && cap.getMaximumVolumeSize().getValue() > GI, v + " " + name + ": " + cap);
+                    boolean block = name.equals("rt-block");
+                    var claim = new SidecarRequests.Claim(java.util.UUID.randomUUID().toString(), "replay", "default", block ? 8L << 20 : 300L << 20,
+                            List.of("ReadWriteOnce"), block);
+                    CreateVolumeRequest req = SidecarRequests.createVolume(v, cls, claim, "xfs", "node-a", true, null, Map.of("provisioning", "thin"));
+                    CreateVolumeResponse r = c.controller.createVolume(req);
+                    assertEquals("node-a", r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"), v + " " + name);
+                    assertEquals(r.getVolume().getVolumeId(), c.controller.createVolume(req).getVolume().getVolumeId(), v + ": a retried CreateVolume");
+                    var grown = c.controller.controllerExpandVolume(SidecarRequests.expandVolume(r.getVolume().getVolumeId(), 2 * claim.bytes(), block,
+                            block ? null : "xfs", List.of(), "ReadWriteOnce", true));
+                    assertTrue(grown.getCapacityBytes() >= 2 * claim.bytes() && grown.getNodeExpansionRequired(), v + ": " + grown);
+                    deleteAsTheProvisionerDoes(c, r.getVolume().getVolumeId());
+                    assertFalse(Files.exists(dataDir("node-a").resolve("volumes/" + r.getVolume().getVolumeId() + ".img")));
+                }
+            }
+        }
     }
 
     @Test
