@@ -12,8 +12,10 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * Loop devices, found by their backing file. A backing file is never attached twice: attach is
- * always find-or-attach (two loop devices on one file corrupt a filesystem). Devices are never
+ * Loop devices, found by their backing file. A backing file never has two read-write devices:
+ * attach is always find-or-attach (two writable loop devices on one file corrupt a filesystem);
+ * the only second device a file gets is a read-only companion for read-only publishes of a block
+ * volume ({@link #attachReadOnlyCompanion}), which cannot write. Devices are never
  * detached implicitly (no autoclear), so they survive the driver's exit and restart.
  */
 public class LoopDevices {

@@ -12,7 +12,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The node side of the engine: makes a pool volume usable on this machine. Staging attaches the
- * image to a loop device (find-or-attach: one device per image, ever), makes a filesystem only
+ * image to a loop device (find-or-attach: one read-write device per image, ever), makes a filesystem only
  * on a blank device, and mounts it at the staging path; publishing bind-mounts the staged
  * filesystem, or the device node for block volumes, at the target path. Every step first reads
  * the mount table, so a repeated call finds its work done and succeeds. Nothing is detached or
