@@ -64,7 +64,12 @@ final class CapacityPublisher implements AutoCloseable {
     }
 
     void start(Duration heartbeat) {
-        timer.scheduleWithFixedDelay(this::publishQuietly, 0, heartbeat.toMillis(), TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::publishQuietly, heartbeat.toMillis(), heartbeat.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** One publish in the caller's thread (a failure is logged; the heartbeat tries again). */
+    void publishNow() {
+        publishQuietly();
     }
 
     /** Publishes soon (changes that come together are written once). */

@@ -98,6 +98,10 @@ public class NodeRole {
             throw new IllegalStateException("cannot list the LoopVolumes/LoopSnapshots/LoopGroupSnapshots of node " + node + " in pool " + pool
                     + ": " + e, e);
         }
+        // The capacity is written before kubelet learns of the driver: kubelet's registration updates
+        // CSINode, on which csi-provisioner asks GetCapacity for the node at once, and a 0 it gets
+        // then (no LoopPoolNode yet) is published by no release and asked again only a poll later.
+        publisher.publishNow();
         publisher.start(heartbeat);
 
         Path csiSocket = Endpoint.parse(config.endpoint().orElseThrow(() -> new IllegalStateException("no CSI endpoint"))).socket();

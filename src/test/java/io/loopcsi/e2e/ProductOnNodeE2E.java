@@ -107,6 +107,9 @@ class ProductOnNodeE2E {
         if (route != null) {
             route.close();
         }
+        if (socketLinks != null) {
+            io.loopcsi.testing.KernelCleanup.deleteTree(socketLinks);
+        }
         if (kube != null) {
             kube.close();
         }
@@ -447,11 +450,29 @@ class ProductOnNodeE2E {
         });
     }
 
-    /** The pool controller's CSI socket, on this machine: the pod's emptyDir (Sidecars.SOCKET_VOLUME) that its sidecars share. */
+    /**
+     * The pool controller's CSI socket, on this machine: in the pod's emptyDir (Sidecars.SOCKET_VOLUME)
+     * that its sidecars share. Its path is longer than a unix socket address may be (108 bytes), so
+     * it is reached through a short symbolic link to that directory.
+     */
     static CsiClient controllerCsi() {
         Pod p = kube.pods().inNamespace(NS).withName(controllerPod()).get();
-        return new CsiClient(Path.of("/var/lib/kubelet/pods", p.getMetadata().getUid(), "volumes/kubernetes.io~empty-dir/socket-dir/csi.sock"));
+        Path dir = Path.of("/var/lib/kubelet/pods", p.getMetadata().getUid(), "volumes/kubernetes.io~empty-dir/socket-dir");
+        try {
+            if (socketLinks == null) {
+                socketLinks = Files.createTempDirectory("e2e-sock");
+            }
+            Path link = socketLinks.resolve(p.getMetadata().getUid().substring(0, 8));
+            if (!Files.isSymbolicLink(link)) {
+                Files.createSymbolicLink(link, dir);
+            }
+            return new CsiClient(link.resolve("csi.sock"));
+        } catch (IOException e) {
+            throw new AssertionError("cannot link to " + dir, e);
+        }
     }
+
+    static Path socketLinks;
 
     /**
      * csi-provisioner v2.1.2's capacity tracking (--enable-capacity, external-provisioner

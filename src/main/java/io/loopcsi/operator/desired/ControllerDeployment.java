@@ -84,7 +84,10 @@ public final class ControllerDeployment {
         if (!gates.isEmpty()) {
             provisioner.add("--feature-gates=" + String.join(",", gates));
         }
-        provisioner.addAll(List.of("--enable-capacity", "--capacity-ownerref-level=2", "--extra-create-metadata", "--strict-topology",
+        // --capacity-poll-interval: every release's default is 1m; the driver answers GetCapacity from its informer cache, so
+        // 15s keeps the scheduler's view of a node's room close to the truth after volumes come and go
+        provisioner.addAll(List.of("--enable-capacity", "--capacity-ownerref-level=2", "--capacity-poll-interval=15s", "--extra-create-metadata",
+                "--strict-topology",
                 "--default-fstype=" + defaultFsType(pool), "--timeout=120s"));
         containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc, provisioner.toArray(String[]::new)));
         List<String> resizer = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
