@@ -89,7 +89,9 @@ class OlmBundleKubeTest {
     static JsonNode csv;
     static Operator operator;
     static KubernetesClient asOperator;
+    /** The namespace property before the first operator of this test set it (null: it was unset), restored afterwards. */
     static String previousNamespace;
+    static boolean namespaceSet;
     static String pool;
     /** What the pool owned (and its hand-off objects) before the upgrade: "Kind name" → uid, generation. */
     static Map<String, String> beforeUpgrade;
@@ -115,9 +117,9 @@ class OlmBundleKubeTest {
     @AfterAll
     static void stop() {
         stopOperator();
-        if (previousNamespace != null) {
+        if (namespaceSet && previousNamespace != null) {
             System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, previousNamespace);
-        } else {
+        } else if (namespaceSet) {
             System.clearProperty(OperatorSettings.NAMESPACE_PROPERTY);
         }
         if (admin != null) {
@@ -424,8 +426,9 @@ class OlmBundleKubeTest {
         Config cfg = Config.autoConfigure(null);
         cfg.setImpersonateUsername("system:serviceaccount:" + NS + ":" + sa);
         asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
-        if (previousNamespace == null) {
-            previousNamespace = System.getProperty(OperatorSettings.NAMESPACE_PROPERTY, "");
+        if (!namespaceSet) {
+            previousNamespace = System.getProperty(OperatorSettings.NAMESPACE_PROPERTY);
+            namespaceSet = true;
         }
         System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
         operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
