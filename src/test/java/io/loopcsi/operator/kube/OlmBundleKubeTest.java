@@ -169,7 +169,7 @@ class OlmBundleKubeTest {
 
     @Test
     @Order(2)
-    void aRuleTheRbacLacksIsWhatOlmReportsUnsatisfied() throws Exception {
+    void aRuleTheRbacLacksOrABindingToAGroupIsWhatOlmReportsUnsatisfied() throws Exception {
         String role = csv.at("/metadata/name").asText() + "-" + csv.at("/spec/install/spec/clusterPermissions/0/serviceAccountName").asText();
         var clusterRole = admin.rbac().clusterRoles().withName(role).get();
         assertNotNull(clusterRole, "the generated ClusterRole " + role);
@@ -189,6 +189,23 @@ class OlmBundleKubeTest {
             String resource = dropped.getApiGroups().get(0) + "/" + dropped.getResources().get(0) + ":" + dropped.getVerbs().get(0);
             assertTrue(unmet.get(0).message().contains(resource), "names the missing " + resource + ": " + unmet.get(0).message());
         } finally {
+            run(ReadmeRecipe.after(RECIPE).get(indexOf(ReadmeRecipe.after(RECIPE), "apply", "kubernetes/olm/operator-rbac.yaml")));
+        }
+        await("the generated RBAC restored", () -> OlmRequirements.met(OlmRequirements.of(admin, csv, NS)));
+
+        // OLM asks for the account without its groups (attributes_util.go toDefaultInfo): a binding to the
+        // namespace's service-account group, which the pod's token would carry, does not count
+        String binding = role;
+        Kubectl.ok("delete", "clusterrolebinding", binding);
+        Kubectl.ok("create", "clusterrolebinding", binding, "--clusterrole=" + role, "--group=system:serviceaccounts:" + NS);
+        try {
+            List<OlmRequirements.Requirement> r = await("the group binding seen", () -> {
+                List<OlmRequirements.Requirement> now = OlmRequirements.of(admin, csv, NS);
+                return OlmRequirements.met(now) ? null : now;
+            });
+            assertEquals(List.of("ServiceAccount PresentNotSatisfied"), r.stream().filter(x -> !x.met()).map(x -> x.kind() + " " + x.status()).toList());
+        } finally {
+            Kubectl.ok("delete", "clusterrolebinding", binding);
             run(ReadmeRecipe.after(RECIPE).get(indexOf(ReadmeRecipe.after(RECIPE), "apply", "kubernetes/olm/operator-rbac.yaml")));
         }
         await("the generated RBAC restored", () -> OlmRequirements.met(OlmRequirements.of(admin, csv, NS)));
