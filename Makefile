@@ -41,7 +41,8 @@ test-kube:
 	bash .ci/kube-test.sh $(MVN) verify
 
 # Rewrites the committed generated manifests (crds/, kubernetes/crds/, kubernetes/rbac.yaml, the
-# OLM bundle olm-bundle/) from the code; `make test` fails while they differ.
+# OLM bundle olm-bundle/, its catalog olm-catalog/, kubernetes/olm/ but its OperatorGroup) from the
+# code; `make test` fails while they differ.
 manifests crds bundle:
 	$(MVN) -q verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=GeneratedManifestsIT -Dloopcsi.update-manifests=true
 

@@ -20,7 +20,12 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
  * images, descriptors, alm-examples, internal objects) is added by the build's bundle step
  * (GeneratedManifestsIT, {@code make bundle}), which reads {@link #INTERNAL_CRDS} from here.
  *
- * <p>The operator is cluster-scoped (StoragePools are), so AllNamespaces is its only install mode.
+ * <p>The operator is cluster-scoped (StoragePools are), so AllNamespaces is its only install mode:
+ * an OperatorGroup without targetNamespaces (kubernetes/olm/operatorgroup.yaml). OLM annotates the
+ * CSV, and through it the operator's pods, with {@code olm.targetNamespaces} (empty for
+ * AllNamespaces); the operator reads neither that nor a WATCH_NAMESPACE: it watches the
+ * cluster-scoped StoragePools and puts every pool's components into its own namespace
+ * (LOOPCSI_NAMESPACE from the pod's metadata.namespace).
  */
 @CSVMetadata(bundleName = LoopcsiBundle.NAME, displayName = "loopcsi",
         description = LoopcsiBundle.DESCRIPTION,

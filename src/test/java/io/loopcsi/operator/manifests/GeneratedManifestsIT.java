@@ -1,6 +1,7 @@
 package io.loopcsi.operator.manifests;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -14,11 +15,15 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /**
- * The committed CRD, RBAC and OLM bundle must be what the build generates from the code (QOSDK
+ * The committed CRD, RBAC, OLM bundle, its catalog (olm-catalog/) and the objects for installing
+ * its CSV without a catalog (kubernetes/olm/operator-rbac.yaml) must be what the build generates
+ * from the code (QOSDK
  * writes them into target/kubernetes/ and target/bundle/ at package time, so this runs as an
  * integration test, after package). With -Dloopcsi.update-manifests=true it rewrites the
  * committed copies instead: `make manifests` (= `make bundle`).
@@ -60,8 +65,40 @@ class GeneratedManifestsIT {
 
     @Test
     void committedOlmBundleIsTheGeneratedOne() throws IOException {
-        SortedMap<String, String> bundle = OlmBundle.generate(OlmBundle.GENERATED, OlmBundle.GENERATED_CRDS, OlmBundle.KUBERNETES);
-        Path dir = Path.of("olm-bundle");
+        checkDirectory(Path.of("olm-bundle"), bundle());
+    }
+
+    /** The file-based catalog of olm-catalog/ is made from the generated bundle. */
+    @Test
+    void committedCatalogIsTheGeneratedOne() throws IOException {
+        checkDirectory(Path.of(FileBasedCatalog.DIR), FileBasedCatalog.generate(bundle()));
+    }
+
+    /** kubernetes/olm/operator-rbac.yaml: what an InstallPlan would create from the generated CSV, in its suggested namespace. */
+    @Test
+    void committedOlmInstallObjectsAreTheGeneratedOnes() throws IOException {
+        JsonNode csv = OlmBundle.YAML.readTree(bundle().get(OlmBundle.CSV));
+        String namespace = csv.at("/metadata/annotations/operatorframework.io~1suggested-namespace").asText();
+        assertFalse(namespace.isEmpty(), "the CSV suggests a namespace");
+        check(Path.of(OlmInstallObjects.FILE), OlmInstallObjects.yaml(csv, namespace));
+    }
+
+    /** kubernetes/olm/catalog.yaml: the CatalogSource of the catalog image and the Subscription to the generated bundle. */
+    @Test
+    void committedCatalogSubscriptionIsTheGeneratedOne() throws IOException {
+        SortedMap<String, String> bundle = bundle();
+        JsonNode csv = OlmBundle.YAML.readTree(bundle.get(OlmBundle.CSV));
+        JsonNode annotations = OlmBundle.YAML.readTree(bundle.get("metadata/annotations.yaml")).get("annotations");
+        String namespace = csv.at("/metadata/annotations/operatorframework.io~1suggested-namespace").asText();
+        check(Path.of(CatalogSubscription.FILE), CatalogSubscription.yaml(csv, annotations, namespace));
+    }
+
+    private static SortedMap<String, String> bundle() throws IOException {
+        return OlmBundle.generate(OlmBundle.GENERATED, OlmBundle.GENERATED_CRDS, OlmBundle.KUBERNETES);
+    }
+
+    /** Every generated file committed as generated, and no committed file the build no longer generates. */
+    private static void checkDirectory(Path dir, SortedMap<String, String> generated) throws IOException {
         Set<String> committed = new TreeSet<>();
         if (Files.isDirectory(dir)) {
             try (Stream<Path> files = Files.walk(dir)) {
@@ -69,15 +106,15 @@ class GeneratedManifestsIT {
             }
         }
         for (String stale : committed) {
-            if (!bundle.containsKey(stale)) {
+            if (!generated.containsKey(stale)) {
                 if (UPDATE) {
                     Files.delete(dir.resolve(stale));
                 } else {
-                    throw new AssertionError("olm-bundle/" + stale + " is no longer generated; run `make bundle` and commit the result");
+                    throw new AssertionError(dir + "/" + stale + " is no longer generated; run `make bundle` and commit the result");
                 }
             }
         }
-        for (var f : bundle.entrySet()) {
+        for (var f : generated.entrySet()) {
             check(dir.resolve(f.getKey()), f.getValue());
         }
     }

@@ -115,9 +115,36 @@ final class OlmBundle {
         d.set("label", deployment.at("/metadata/labels"));
         d.set("spec", deployment.get("spec"));
 
+        if (spec.get("nativeAPIs") instanceof ArrayNode nativeApis) {
+            spec.set("nativeAPIs", builtIn(nativeApis));
+        }
+
         ArrayNode related = spec.putArray("relatedImages");
         relatedImages(deployment).forEach((name, image) -> related.addObject().put("name", name).put("image", image));
     }
+
+    /**
+     * The nativeAPIs entries of API groups Kubernetes itself serves. OLM requires every nativeAPIs
+     * entry to be served before it installs the CSV (requirements.go requirementStatus,
+     * isGVKRegistered); QOSDK lists every dependent's type there, but an API the operator uses only
+     * where it is installed (a CRD's, such as snapshot.storage.k8s.io or monitoring.coreos.com) must
+     * not be a requirement, or the CSV stays Pending on every cluster without it.
+     */
+    static ArrayNode builtIn(ArrayNode nativeApis) {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        nativeApis.forEach(a -> {
+            if (BUILT_IN_GROUPS.contains(a.path("group").asText())) {
+                out.add(a);
+            }
+        });
+        return out;
+    }
+
+    /** API groups of Kubernetes itself (its kube-apiserver's, not CRDs'). */
+    static final java.util.Set<String> BUILT_IN_GROUPS = java.util.Set.of("", "apps", "batch", "autoscaling", "policy", "rbac.authorization.k8s.io",
+            "storage.k8s.io", "coordination.k8s.io", "networking.k8s.io", "node.k8s.io", "scheduling.k8s.io", "discovery.k8s.io",
+            "events.k8s.io", "certificates.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apiregistration.k8s.io",
+            "authentication.k8s.io", "authorization.k8s.io", "flowcontrol.apiserver.k8s.io", "resource.k8s.io", "internal.apiserver.k8s.io");
 
     /** The operator's images, then every default image a pool's components run, by a name from the image. */
     static Map<String, String> relatedImages(ObjectNode deployment) {

@@ -127,6 +127,18 @@ class OlmBundleTest {
         assertEquals("1.20.0", csv.at("/spec/minKubeVersion").asText());
     }
 
+    /** OLM installs the CSV only where every nativeAPIs entry is served: only Kubernetes' own APIs may be listed. */
+    @Test
+    void nativeApisAreOnlyKubernetesOwnAndAnOptionalCrdApiIsDropped() throws IOException {
+        assertTrue(csv.at("/spec/nativeAPIs").size() > 0);
+        csv.at("/spec/nativeAPIs").forEach(a -> assertTrue(OlmBundle.BUILT_IN_GROUPS.contains(a.path("group").asText()), a.toString()));
+        com.fasterxml.jackson.databind.node.ArrayNode apis = (com.fasterxml.jackson.databind.node.ArrayNode) JSON.readTree("""
+                [{"group": "storage.k8s.io", "version": "v1", "kind": "CSIDriver"},
+                 {"group": "snapshot.storage.k8s.io", "version": "v1", "kind": "VolumeSnapshotClass"},
+                 {"group": "", "version": "v1", "kind": "Service"}]""");
+        assertEquals(List.of("CSIDriver", "Service"), OlmBundle.builtIn(apis).findValuesAsText("kind"));
+    }
+
     @Test
     void descriptorsNameFieldsInWords() {
         assertEquals("Capacity Per Node", OlmBundle.words("capacityPerNode"));
