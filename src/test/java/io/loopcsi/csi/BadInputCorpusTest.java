@@ -152,8 +152,9 @@ class BadInputCorpusTest extends CsiTestBase {
         cases.add(new Case("bad list token", Code.ABORTED, () -> csi.controller.listVolumes(ListVolumesRequest.newBuilder().setStartingToken("../x").build())));
         cases.add(new Case("bad snapshot token", Code.ABORTED, () -> csi.controller.listSnapshots(ListSnapshotsRequest.newBuilder().setStartingToken("x").build())));
         cases.add(new Case("negative max_entries", Code.INVALID_ARGUMENT, () -> csi.controller.listVolumes(ListVolumesRequest.newBuilder().setMaxEntries(-3).build())));
-        cases.add(new Case("capacity with bad capability", Code.INVALID_ARGUMENT, () -> csi.controller.getCapacity(GetCapacityRequest.newBuilder()
-                .addVolumeCapabilities(Csi.mount("zfs")).build())));
+        // an fs_type the driver cannot make is a capacity of 0 (RequestErrorTableTest); a capability without access type is malformed
+        cases.add(new Case("capacity with a capability of no access type", Code.INVALID_ARGUMENT, () -> csi.controller.getCapacity(
+                GetCapacityRequest.newBuilder().addVolumeCapabilities(Csi.block().toBuilder().clearBlock()).build())));
         cases.add(new Case("publish before stage", Code.FAILED_PRECONDITION, () -> publish(xfs, Path.of(s), Path.of(t), Csi.mount("xfs"), false)));
 
         List<String> wrong = new ArrayList<>();

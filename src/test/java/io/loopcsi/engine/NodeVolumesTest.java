@@ -392,12 +392,21 @@ class NodeVolumesTest extends KernelTestDirs {
     }
 
     @Test
-    void readOnlyBlockPublishOfAReadWriteDeviceIsRefused() {
-        // the kernel ignores read-only bind mounts of device nodes: refusing beats a writable "read-only" volume
+    void readOnlyBlockPublishOfAReadWriteDeviceGetsAReadOnlyCompanion() {
+        // the kernel ignores read-only bind mounts of device nodes: a read-only device is what keeps the target read-only
         VolumeMeta v = rig.block("pvc-raw-rw", 16 * MIB);
+        Path image = rig.pool.volumeImage(v.id());
         node.stage(v.id(), staging("pvc-raw-rw"), VolumeMode.BLOCK, "", NO_FLAGS, false);
-        expect(Kind.FAILED_PRECONDITION, () -> node.publish(v.id(), staging("pvc-raw-rw"), dir.resolve("pods/pod-rw/dev"),
-                VolumeMode.BLOCK, "", NO_FLAGS, true));
+        Path target = dir.resolve("pods/pod-rw/dev");
+        node.publish(v.id(), staging("pvc-raw-rw"), target, VolumeMode.BLOCK, "", NO_FLAGS, true);
+        String companion = rig.loops.readOnlyCompanion(image).orElseThrow();
+        assertTrue(rig.loops.readOnly(companion));
+        assertEquals(Mounter.rdev(Path.of(companion)), Mounter.rdev(target), "the target is the read-only device");
+        assertFalse(rig.loops.readOnly(rig.loops.find(image).orElseThrow()), "the volume's own device stays read-write");
+        node.unpublish(v.id(), target);
+        assertEquals(1, rig.loops.findAll(image).size(), "the companion goes with the last read-only target");
+        node.unstage(v.id(), staging("pvc-raw-rw"));
+        assertEquals(List.of(), rig.loops.findAll(image));
     }
 
     // ---- stats -----------------------------------------------------------------------------
