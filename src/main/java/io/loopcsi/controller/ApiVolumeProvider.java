@@ -335,6 +335,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             return Condition.abnormal("node " + v.getSpec().getNode() + " holding the volume has not reported since "
                     + (n == null || n.getStatus() == null ? "ever" : n.getStatus().getHeartbeatTime()));
         }
+        String why = n.getStatus().abnormal(volumeId);
+        if (why != null) {
+            return Condition.abnormal(why); // what the node found, e.g. a thick image it cannot allocate whole again
+        }
         return Condition.HEALTHY;
     }
 
