@@ -359,6 +359,21 @@ class ApiVolumeProviderTest {
         assertEquals(generation, client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration(),
                 "applied already: nothing written, no wait");
 
+        // thick asked again: the node is to check the image (a trim may have punched holes), so it gets a new generation
+        CompletableFuture<VolumeMeta> recheck = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick"))));
+        LoopVolume again = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getMetadata().getGeneration() > generation ? x : null;
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), again.getSpec().getMutableParameters());
+        assertFalse(recheck.isDone(), "the call waits for the node's check");
+        answer(again, s -> {
+            s.setPhase(Phase.READY);
+            s.setCode("OK");
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), recheck.get(10, TimeUnit.SECONDS).mutableParameters());
+
         // the node's refusal comes back with its code, and the spec goes back to what is applied
         CompletableFuture<VolumeMeta> refused = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
                 MutableParameters.parse("mutable_parameters", Map.of("directIO", "on"))));
