@@ -52,6 +52,7 @@ demo: $(APP)
 # Benchmarks (never part of `make test`): table on stdout, JSON in target/bench/results.json.
 # Sizes: BENCH_STARTS=10 BENCH_CHURN=300 BENCH_LIFECYCLE=5 BENCH_VOLUMES=1000 ...; see docs/performance.md.
 bench: $(APP)
+	@bash src/main/sh/host-packages.sh --bench
 	bash bench/run.sh
 
 # Native executable (needs GraalVM/Mandrel); native-check analyses it where none is installed.

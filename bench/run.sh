@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: compiles the harness (bench/src/main/java) against the packaged driver's class
 # path and runs every benchmark. Table on stdout, JSON in target/bench/results.json.
-# Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE,
-# BENCH_ONLY=startup,churn,lifecycle,scale, BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.
+# Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE BENCH_IO_SECONDS BENCH_IO_MIB,
+# BENCH_ONLY=startup,churn,lifecycle,scale,io, BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # BENCH_APP: a saved target/quarkus-app to measure instead (e.g. the build before a change)

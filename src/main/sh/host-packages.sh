@@ -6,10 +6,12 @@
 #   bash src/main/sh/host-packages.sh    installs what is missing when run as root on Debian/Ubuntu,
 #                                        else says exactly what to install and exits 1
 #   ... --test                           also what the tests run: prometheus (the server and promtool)
+#   ... --bench                          also what `make bench` runs: fio
 set -euo pipefail
 
 packages=(xfsprogs e2fsprogs util-linux mount coreutils)
 if [ "${1:-}" = --test ]; then packages+=(prometheus); fi
+if [ "${1:-}" = --bench ]; then packages+=(fio); fi
 
 missing=()
 if command -v dpkg-query >/dev/null; then
@@ -20,6 +22,7 @@ else
   # not Debian: look for the commands themselves
   commands=(losetup mount umount blkid blockdev fsfreeze fallocate mkfs.xfs xfs_growfs mkfs.ext4 resize2fs cp stat)
   if [ "${1:-}" = --test ]; then commands+=(prometheus promtool); fi
+  if [ "${1:-}" = --bench ]; then commands+=(fio); fi
   for c in "${commands[@]}"; do
     command -v "$c" >/dev/null || PATH=$PATH:/sbin:/usr/sbin command -v "$c" >/dev/null || missing+=("$c")
   done

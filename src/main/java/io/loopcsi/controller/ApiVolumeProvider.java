@@ -335,6 +335,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             return Condition.abnormal("node " + v.getSpec().getNode() + " holding the volume has not reported since "
                     + (n == null || n.getStatus() == null ? "ever" : n.getStatus().getHeartbeatTime()));
         }
+        String why = n.getStatus().abnormal(volumeId);
+        if (why != null) {
+            return Condition.abnormal(why); // what the node found, e.g. a thick image it cannot allocate whole again
+        }
         return Condition.HEALTHY;
     }
 
@@ -421,7 +425,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         Map<String, String> wanted = MutableSpec.of(v.getSpec().getMutableParameters());
         Map<String, String> next = MutableSpec.next(wanted, changes);
         LoopVolume written = v;
-        if (!next.equals(wanted) || (v.answered() && !(Phase.READY.equals(v.getStatus().getPhase())
+        // provisioning=thick asked again is never "applied already": the node checks the image, not its
+        // metadata (a trim inside may have punched holes), so it gets a new generation to answer
+        boolean recheckThick = changes.thick();
+        if (!next.equals(wanted) || recheckThick || (v.answered() && !(Phase.READY.equals(v.getStatus().getPhase())
                 && next.equals(MutableSpec.of(v.getStatus().getMutableParameters()))))) {
             boolean again = next.equals(wanted); // the node answered these already and failed: have it try again
             written = client.resources(LoopVolume.class).withName(name).edit(o -> {

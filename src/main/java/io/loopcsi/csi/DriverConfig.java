@@ -61,4 +61,12 @@ public interface DriverConfig {
     /** Timeout of every external command (losetup, mkfs, mount...). */
     @WithDefault("120s")
     Duration commandTimeout();
+
+    /**
+     * How often the node checks that every thick volume's image is still fully allocated and
+     * allocates what a trim inside punched out (engine.ThickAllocation): the longest a trimmed
+     * thick volume stays short of its blocks.
+     */
+    @WithDefault("60s")
+    Duration thickCheckInterval();
 }

@@ -19,6 +19,7 @@ import io.loopcsi.engine.Mounter;
 import io.loopcsi.engine.NodeVolumes;
 import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.engine.Sizes;
+import io.loopcsi.engine.ThickAllocation;
 import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeLocks;
 import io.loopcsi.engine.VolumeProvider;
@@ -66,7 +67,7 @@ public class EngineBeans {
     @Produces
     @ApplicationScoped
     VolumeProvider provider(DriverConfig config, Instance<PoolDirectory> pools, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
-            Instance<ApiVolumeProvider> api) {
+            Instance<ApiVolumeProvider> api, Instance<ThickAllocation> thick) {
         if (config.role().equals("operator")) {
             throw new IllegalStateException("the operator role serves no CSI volumes");
         }
@@ -75,15 +76,22 @@ public class EngineBeans {
         }
         PoolDirectory pool = pools.get();
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
-                new FailPoints(config.failPoints().orElse(java.util.Set.of())));
+                new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick.get());
         engine.recover();
         return engine;
     }
 
+    /** One per pool: the engine and the node share its record of thick volumes that lost blocks (their condition). */
     @Produces
     @Singleton
-    NodeVolumes nodeVolumes(PoolDirectory pool, LoopDevices loops, CommandRunner runner, VolumeLocks locks) {
-        return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks);
+    ThickAllocation thickAllocation(PoolDirectory pool, CommandRunner runner, VolumeLocks locks) {
+        return new ThickAllocation(pool, runner, locks);
+    }
+
+    @Produces
+    @Singleton
+    NodeVolumes nodeVolumes(PoolDirectory pool, LoopDevices loops, CommandRunner runner, VolumeLocks locks, ThickAllocation thick) {
+        return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks, thick);
     }
 
     public static String nodeId(DriverConfig config) {

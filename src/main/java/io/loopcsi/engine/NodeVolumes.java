@@ -13,7 +13,8 @@ import org.jboss.logging.Logger;
 /**
  * The node side of the engine: makes a pool volume usable on this machine. Staging attaches the
  * image to a loop device (find-or-attach: one read-write device per image, ever), makes a filesystem only
- * on a blank device, and mounts it at the staging path; publishing bind-mounts the staged
+ * on a blank device, and mounts it at the staging path (a thick volume's image allocated whole
+ * again, see {@link ThickAllocation}); publishing bind-mounts the staged
  * filesystem, or the device node for block volumes, at the target path. Every step first reads
  * the mount table, so a repeated call finds its work done and succeeds. Nothing is detached or
  * unmounted except by an explicit unstage/unpublish.
@@ -27,8 +28,15 @@ public class NodeVolumes {
     private final Mounter mounter;
     private final Filesystems filesystems;
     private final VolumeLocks locks;
+    private final ThickAllocation thick;
 
-    public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks) {
+    /**
+     * @param thick the node's keeper of thick allocations, shared with the {@link VolumeEngine}: a
+     *        thick volume is allocated whole again at every stage and expansion
+     */
+    public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks,
+            ThickAllocation thick) {
+        this.thick = thick;
         this.pool = pool;
         this.loops = loops;
         this.mounter = mounter;
@@ -49,13 +57,15 @@ public class NodeVolumes {
             // is protected by its read-only mount instead (and may still need mkfs on first use).
             String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK, v.mutable().directIo());
             if (v.mode() == VolumeMode.BLOCK) {
-                return; // a block volume is staged once its loop device exists
+                thick.keep(v); // a block volume is staged once its loop device exists
+                return;
             }
             String mm = Mounter.majorMinor(Path.of(dev));
             Optional<MountTable.Entry> at = MountTable.read().at(staging);
             if (at.isPresent()) {
                 if (at.get().majorMinor().equals(mm)) {
                     growRestored(v, dev, staging, readOnly); // a retry finishes what a failed grow left
+                    thick.keep(v);
                     return;
                 }
                 throw EngineException.alreadyExists("staging_target_path " + staging + " already holds another mount (" + at.get().source()
@@ -74,11 +84,17 @@ public class NodeVolumes {
             if ("xfs".equals(v.fsType())) {
                 options.add("nouuid"); // snapshots and clones carry their source's UUID and must mount beside it
             }
+            if (v.mutable().thick()) {
+                // last, so it wins over a "discard" among the CO's flags: no hole punched into the image by
+                // every delete; an explicit fstrim still can, and ThickAllocation restores what it takes
+                options.add("nodiscard");
+            }
             if (readOnly) {
                 options.add("ro");
             }
             mounter.mount(dev, staging, v.fsType(), options);
             growRestored(v, dev, staging, readOnly);
+            thick.keep(v); // a volume used (and trimmed) before this stage gets its blocks back
         }
     }
 
@@ -290,14 +306,14 @@ public class NodeVolumes {
             if (devicesOf(image).stream().noneMatch(d -> Mounter.rdev(Path.of(d)) == at)) {
                 throw EngineException.notFound("volume " + volumeId + " is not at " + volumePath + ": its device is " + dev);
             }
-            return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, Condition.HEALTHY);
+            return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, thick.condition(v));
         }
         Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
         if (at.isEmpty() || !at.get().majorMinor().equals(Mounter.majorMinor(Path.of(dev)))) {
             throw EngineException.notFound("volume " + volumeId + " is not mounted at " + volumePath);
         }
         Filesystems.Usage u = filesystems.usage(volumePath);
-        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), Condition.HEALTHY);
+        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), thick.condition(v));
     }
 
     /** Refreshes the loop device's size from the grown image, then grows the filesystem; returns the device size. */
@@ -315,6 +331,7 @@ public class NodeVolumes {
                 }
                 filesystems.grow(dev, volumePath, v.fsType());
             }
+            thick.keep(v); // the grown part too, whatever resizing the filesystem wrote or zeroed
             return loops.sizeBytes(dev);
         }
     }

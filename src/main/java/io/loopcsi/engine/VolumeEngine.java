@@ -34,6 +34,7 @@ public class VolumeEngine implements VolumeProvider {
     private final LoopDevices loops;
     private final VolumeLocks locks;
     private final FailPoints failPoints;
+    private final ThickAllocation thick;
     /** Bytes promised to creates that have passed admission but not committed yet, by ID. */
     private final Map<String, Long> reserved = new ConcurrentHashMap<>();
     private final Object admission = new Object();
@@ -45,6 +46,13 @@ public class VolumeEngine implements VolumeProvider {
 
     public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
             VolumeLocks locks, FailPoints failPoints) {
+        this(pool, capacityBytes, nodeId, runner, loops, locks, failPoints, new ThickAllocation(pool, runner, locks));
+    }
+
+    /** @param thick the node's keeper of thick allocations, shared with {@link NodeVolumes} (its record feeds the condition) */
+    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
+            VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
+        this.thick = thick;
         this.failPoints = failPoints;
         this.pool = pool;
         this.capacityBytes = capacityBytes;
@@ -238,7 +246,7 @@ public class VolumeEngine implements VolumeProvider {
         } catch (IOException e) {
             return Condition.abnormal("backing file " + image + " is missing or unreadable: " + e.getMessage());
         }
-        return Condition.HEALTHY;
+        return thick.condition(v);
     }
 
     @Override
@@ -264,6 +272,7 @@ public class VolumeEngine implements VolumeProvider {
                 failPoints.reach("expand.image-grown");
                 VolumeMeta grown = v.withCapacity(size);
                 pool.writeVolume(grown);
+                thick.keep(grown); // a thick volume allocated whole: whatever was recorded against it is past
                 // An attached device sees the new size at once; the filesystem grows in NodeExpandVolume.
                 loops.find(image).ifPresent(loops::refreshCapacity);
                 LOG.infof("expanded volume %s from %s to %s", volumeId, Sizes.format(v.capacityBytes()), Sizes.format(size));
@@ -284,7 +293,10 @@ public class VolumeEngine implements VolumeProvider {
     /**
      * Applies changed mutable parameters, then commits them to the metadata: direct I/O first
      * (switched live on an attached device; reverted if what follows fails), then thick
-     * allocation. A retry after a crash applies them again (both are idempotent).
+     * allocation. A retry after a crash applies them again (both are idempotent). {@code provisioning=thick}
+     * asked of a volume that is thick already re-checks its image and allocates what a trim inside
+     * punched out (RESOURCE_EXHAUSTED when the host cannot hold it any more): the metadata saying
+     * thick is no proof that the blocks are there.
      */
     @Override
     public VolumeMeta modifyVolume(String volumeId, MutableParameters changes) {
@@ -293,21 +305,27 @@ public class VolumeEngine implements VolumeProvider {
             VolumeMeta v = pool.readVolume(volumeId).orElseThrow(() -> EngineException.notFound("volume " + volumeId + " does not exist"));
             MutableParameters was = v.mutable();
             MutableParameters next = was.with(changes);
+            Path image = pool.volumeImage(volumeId);
             if (next.equals(was)) {
+                if (next.thick()) {
+                    // thick asked again: the image is checked, not the metadata (a trim inside may have punched holes)
+                    allocate(image, v.capacityBytes(), volumeId);
+                    thick.keep(v);
+                }
                 return v;
             }
-            Path image = pool.volumeImage(volumeId);
             Optional<String> dev = loops.find(image);
             boolean dioChanged = dev.isPresent() && next.directIo() != was.directIo();
             if (dioChanged) {
                 loops.setDirectIo(dev.get(), next.directIo());
             }
             try {
-                if (next.thick() && !was.thick()) {
-                    allocate(image, v.capacityBytes(), volumeId);
+                if (next.thick()) {
+                    allocate(image, v.capacityBytes(), volumeId); // also when it was thick: the image decides, not the metadata
                 }
                 VolumeMeta m = v.withMutable(next);
                 pool.writeVolume(m);
+                thick.keep(m);
                 LOG.infof("modified volume %s: %s -> %s", volumeId, was.given(), next.given());
                 return m;
             } catch (RuntimeException e) {
@@ -329,13 +347,13 @@ public class VolumeEngine implements VolumeProvider {
      * fallocate runs out of space.
      */
     private void allocate(Path image, long size, String id) {
-        long unallocated = Math.max(0, size - allocatedBytes(image));
+        long unallocated = Math.max(0, size - thick.allocatedBytes(image));
         long free = hostFreeBytes() - inFlightBytes() + reserved.getOrDefault(id, 0L);
         if (unallocated > free) {
             throw EngineException.exhausted("provisioning=thick: " + id + " needs " + Sizes.format(unallocated) + " more on the host "
                     + "filesystem under " + pool.root() + ", which has " + Sizes.format(Math.max(0, free)) + " free");
         }
-        CommandRunner.Result r = runner.exec("fallocate", "--length", Long.toString(size), image.toString());
+        CommandRunner.Result r = thick.fallocate(image, size);
         if (!r.ok()) {
             String why = r.stderr().strip();
             if (why.contains("No space")) {
@@ -344,12 +362,6 @@ public class VolumeEngine implements VolumeProvider {
             }
             throw EngineException.internal("provisioning=thick: fallocate " + image + ": " + why, null);
         }
-    }
-
-    /** Bytes of the file's blocks on disk (du). */
-    private long allocatedBytes(Path file) {
-        String[] f = runner.run("stat", "--format=%b %B", file.toString()).trim().split(" ");
-        return Long.parseLong(f[0]) * Long.parseLong(f[1]);
     }
 
     private static void deleteQuietly(Path p) {

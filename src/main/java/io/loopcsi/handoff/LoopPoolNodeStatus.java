@@ -30,6 +30,41 @@ public class LoopPoolNodeStatus {
     private List<String> unclaimed = new ArrayList<>();
     @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
     private List<String> missing = new ArrayList<>();
+    @JsonPropertyDescription("Volumes of this node whose CSI volume condition is abnormal, each with why (e.g. a thick volume whose "
+            + "image lost blocks the node cannot allocate again); GetVolume and ListVolumes answer it. A list, not a map: the node's "
+            + "merge patch of its status replaces a list whole, where it would only add to a map's keys.")
+    private List<AbnormalVolume> abnormalVolumes = new ArrayList<>();
+
+    /** A volume whose condition is abnormal on this node, and why. */
+    public static class AbnormalVolume {
+
+        private String volumeId;
+        private String message;
+
+        public AbnormalVolume() {
+        }
+
+        public AbnormalVolume(String volumeId, String message) {
+            this.volumeId = volumeId;
+            this.message = message;
+        }
+
+        public String getVolumeId() {
+            return volumeId;
+        }
+
+        public void setVolumeId(String volumeId) {
+            this.volumeId = volumeId;
+        }
+
+        public String getMessage() {
+            return message;
+        }
+
+        public void setMessage(String message) {
+            this.message = message;
+        }
+    }
     private String message;
 
     public Long getTotalBytes() {
@@ -126,6 +161,26 @@ public class LoopPoolNodeStatus {
 
     public void setMissing(List<String> missing) {
         this.missing = missing;
+    }
+
+    public List<AbnormalVolume> getAbnormalVolumes() {
+        return abnormalVolumes;
+    }
+
+    public void setAbnormalVolumes(List<AbnormalVolume> abnormalVolumes) {
+        this.abnormalVolumes = abnormalVolumes;
+    }
+
+    /** Why the node finds volumeId abnormal, or null when it does not. */
+    public String abnormal(String volumeId) {
+        if (abnormalVolumes != null) {
+            for (AbnormalVolume a : abnormalVolumes) {
+                if (volumeId.equals(a.getVolumeId())) {
+                    return a.getMessage();
+                }
+            }
+        }
+        return null;
     }
 
     public String getMessage() {

@@ -88,8 +88,8 @@ public class PoolMetrics {
         }
         gauge("loopcsi.snapshots", "Snapshots in the pool", tags, Sample::snapshots);
         gauge("loopcsi.loop.devices.attached", "Loop devices attached to images of the pool", tags, Sample::attached);
-        gauge("loopcsi.volumes.abnormal", "Volumes whose CSI volume condition is abnormal (image missing or short)", tags,
-                Sample::abnormal);
+        gauge("loopcsi.volumes.abnormal", "Volumes whose CSI volume condition is abnormal (image missing or short, or a thick image"
+                + " short of blocks the node could not allocate again)", tags, Sample::abnormal);
     }
 
     private void bytes(String name, String help, Tags tags, ToDoubleFunction<Sample> f) {

@@ -2,6 +2,7 @@ package io.loopcsi.node;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -16,6 +17,7 @@ import org.jboss.logging.Logger;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.loopcsi.engine.Condition;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.SnapshotMeta;
@@ -124,12 +126,36 @@ final class CapacityPublisher implements AutoCloseable {
         s.setSnapshots(snaps.size());
         s.setUnclaimed(audit.listedUnclaimed());
         s.setMissing(audit.listedMissing());
+        s.setAbnormalVolumes(abnormal(vols));
         s.setMessage(summary);
         Instant now = Instant.now();
         s.setHeartbeatTime(now.toString());
         LoopPoolNode current = ensureObject();
         ObjectWrites.status(client, LoopPoolNode.class, current, s);
         lastPublished = now;
+    }
+
+    /**
+     * The volumes whose condition is abnormal here, with why (the controller's GetVolume answers from
+     * it): at most {@link DiskAudit#LISTED}, the first by ID. The engine's condition reads no device
+     * and runs no command, so this costs nothing per heartbeat.
+     */
+    private List<LoopPoolNodeStatus.AbnormalVolume> abnormal(List<VolumeMeta> vols) {
+        List<LoopPoolNodeStatus.AbnormalVolume> out = new ArrayList<>();
+        for (VolumeMeta v : vols) {
+            if (out.size() >= DiskAudit.LISTED) {
+                break;
+            }
+            try {
+                Condition c = engine.condition(v.id());
+                if (c.abnormal()) {
+                    out.add(new LoopPoolNodeStatus.AbnormalVolume(v.id(), c.message()));
+                }
+            } catch (RuntimeException e) {
+                // deleted while we looked
+            }
+        }
+        return out;
     }
 
     private LoopPoolNode ensureObject() {

@@ -112,7 +112,8 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         }
         VolumeMeta m = onDisk.get();
         boolean grow = required > m.capacityBytes();
-        boolean modify = needsModify(m, wanted);
+        // thick is re-applied at every generation: the engine then checks the image, not the metadata
+        boolean modify = needsModify(m, wanted) || wanted.thick();
         if (grow) {
             m = engine.expandVolume(id, required, limit);
         }

@@ -118,6 +118,21 @@ class ApiVolumeProviderTest {
     }
 
     @Test
+    void theConditionTheNodeReportsForAVolumeIsGetVolumesCondition() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-c", GI), on("node-a")));
+        answerReady(awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-c"))), GI);
+        String id = call.get(10, TimeUnit.SECONDS).id();
+        assertFalse(provider.condition(id).abnormal());
+
+        String why = "provisioning=thick: the image of " + id + " lacks blocks on the host filesystem and they cannot be allocated again";
+        node("node-a", 10 * GI, Instant.now(), Map.of(id, why));
+        assertEquals(why, await(() -> provider.condition(id).abnormal() ? provider.condition(id).message() : null));
+        node("node-a", 10 * GI, Instant.now(), Map.of());
+        await(() -> provider.condition(id).abnormal() ? null : true);
+    }
+
+    @Test
     void aNodesFailureSurfacesWithItsOwnCodeAndARetryTriesAgain() throws Exception {
         node("node-a", 10 * GI, Instant.now());
         CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-2", GI), on("node-a")));
@@ -254,6 +269,11 @@ class ApiVolumeProviderTest {
     // ---- the node's part, played by the test ------------------------------------------------
 
     void node(String name, long available, Instant heartbeat) {
+        node(name, available, heartbeat, Map.of());
+    }
+
+    /** @param abnormal the node's abnormal volumes, by ID, with why (LoopPoolNode status.abnormalVolumes) */
+    void node(String name, long available, Instant heartbeat, Map<String, String> abnormal) {
         String objName = HandoffNames.poolNode(POOL, name);
         LoopPoolNode n = client.resources(LoopPoolNode.class).withName(objName).get();
         if (n == null) {
@@ -267,8 +287,11 @@ class ApiVolumeProviderTest {
         s.setHostFreeBytes(100 * GI);
         s.setAvailableBytes(available);
         s.setHeartbeatTime(heartbeat.toString());
+        s.setAbnormalVolumes(abnormal.entrySet().stream().map(e -> new LoopPoolNodeStatus.AbnormalVolume(e.getKey(), e.getValue())).toList());
         n.setStatus(s);
-        client.resources(LoopPoolNode.class).withName(objName).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), n);
+        // replaced, not merge-patched as the node does: the mock server's merge patch keeps an array the
+        // real API server's replaces (RFC 7386), and abnormalVolumes must be seen to empty again
+        client.resource(n).updateStatus();
         boolean fresh = heartbeat.isAfter(Instant.now().minusSeconds(60));
         await(() -> (fresh ? provider.capacity(name).availableBytes() == available : provider.capacity(name).totalBytes() == 0) ? true : null);
     }
@@ -335,6 +358,21 @@ class ApiVolumeProviderTest {
         provider.modifyVolume(id, MutableParameters.parse("mutable_parameters", Map.of("directIO", "off")));
         assertEquals(generation, client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get().getMetadata().getGeneration(),
                 "applied already: nothing written, no wait");
+
+        // thick asked again: the node is to check the image (a trim may have punched holes), so it gets a new generation
+        CompletableFuture<VolumeMeta> recheck = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,
+                MutableParameters.parse("mutable_parameters", Map.of("provisioning", "thick"))));
+        LoopVolume again = await(() -> {
+            LoopVolume x = client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).get();
+            return x.getMetadata().getGeneration() > generation ? x : null;
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), again.getSpec().getMutableParameters());
+        assertFalse(recheck.isDone(), "the call waits for the node's check");
+        answer(again, s -> {
+            s.setPhase(Phase.READY);
+            s.setCode("OK");
+        });
+        assertEquals(Map.of("provisioning", "thick", "directIO", "off"), recheck.get(10, TimeUnit.SECONDS).mutableParameters());
 
         // the node's refusal comes back with its code, and the spec goes back to what is applied
         CompletableFuture<VolumeMeta> refused = CompletableFuture.supplyAsync(() -> provider.modifyVolume(id,

@@ -27,13 +27,15 @@ final class Rig {
     final VolumeLocks locks = new VolumeLocks();
     final Mounter mounter = new Mounter(RUNNER);
     final Filesystems filesystems = new Filesystems(RUNNER);
+    final ThickAllocation thick;
     final VolumeEngine engine;
     final NodeVolumes node;
 
     Rig(Path poolDir, long capacityBytes) {
         pool = new PoolDirectory(poolDir);
-        engine = new VolumeEngine(pool, capacityBytes, "node-1", RUNNER, loops, locks);
-        node = new NodeVolumes(pool, loops, mounter, filesystems, locks);
+        thick = new ThickAllocation(pool, RUNNER, locks);
+        engine = new VolumeEngine(pool, capacityBytes, "node-1", RUNNER, loops, locks, FailPoints.NONE, thick);
+        node = new NodeVolumes(pool, loops, mounter, filesystems, locks, thick);
     }
 
     VolumeMeta block(String name, long bytes) {

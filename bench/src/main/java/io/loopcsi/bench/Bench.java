@@ -56,7 +56,7 @@ public final class Bench {
     final long volumeBytes = Long.parseLong(env("BENCH_VOLUME_MIB", "16")) * MIB;
     final int pageSize = Integer.parseInt(env("BENCH_PAGE", "100"));
     final String jdk25 = env("BENCH_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64");
-    final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale").split(","));
+    final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io").split(","));
 
     /** Rows of the table, in order: benchmark, metric, value, unit. */
     final List<Map<String, Object>> rows = new ArrayList<>();
@@ -92,6 +92,9 @@ public final class Bench {
         }
         if (only.contains("scale")) {
             guarded("scale", this::scale);
+        }
+        if (only.contains("io")) {
+            guarded("io", d -> new IoBench(this).run(d));
         }
         rows.addAll(rssRows);
         printTable();

@@ -462,6 +462,15 @@ class PoolServesVolumesKubeIT {
             LoopVolume after = admin.resources(LoopVolume.class).withName(POOL + "." + thin).get();
             assertEquals(lv.getMetadata().getGeneration(), after.getMetadata().getGeneration(), "nothing changed");
             assertEquals(Map.of("provisioning", "thick"), after.getSpec().getMutableParameters());
+            // holes punched into the thick image (what a trim inside does), then thick asked again: the node
+            // checks the image, not its metadata, and allocates them again
+            Process punch = new ProcessBuilder("fallocate", "--punch-hole", "--offset", "0", "--length", Long.toString(32L << 20),
+                    thinImage.toString()).redirectErrorStream(true).start();
+            assertEquals(0, punch.waitFor());
+            assertTrue(du(thinImage) < (40L << 20), "holes punched: " + du(thinImage));
+            c.controller.controllerModifyVolume(csi.v1.ControllerModifyVolumeRequest.newBuilder().setVolumeId(thin)
+                    .putMutableParameters("provisioning", "thick").build());
+            assertAllocated(thinImage, 64L << 20);
             deleteAsTheProvisionerDoes(c, thick);
             deleteAsTheProvisionerDoes(c, thin);
         }
