@@ -48,6 +48,7 @@ import io.loopcsi.operator.dependents.NodeDaemonSetDependent;
 import io.loopcsi.operator.dependents.NodeServiceAccountDependent;
 import io.loopcsi.operator.dependents.ServiceMonitorApplier;
 import io.loopcsi.operator.dependents.StorageClassesDependent;
+import io.loopcsi.operator.dependents.VolumeSnapshotClassApplier;
 import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ControllerDeployment;
 import io.loopcsi.operator.desired.CsiDriverSpec;
@@ -71,7 +72,8 @@ import io.loopcsi.operator.status.UnsupportedNodes;
  * <p>Order of a reconcile: (1) refuse a backingDir that overlaps an older pool's on a shared node
  * ({@link BackingDirConflict}) and names taken by objects the pool does not own (the
  * workflow would take them over with a forced server-side apply), (2) run the dependent
- * workflow (explicit invocation, so (1) can stop it), (3) compute status and record an Event
+ * workflow (explicit invocation, so (1) can stop it), then the appliers of optional APIs
+ * (ServiceMonitor, PrometheusRule, VolumeSnapshotClass), (3) compute status and record an Event
  * when Ready changes.
  *
  * <p>Deletion: the finalizer is kept while PersistentVolumes of the pool's driver exist; the
@@ -142,6 +144,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
     private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
     private final io.loopcsi.operator.dependents.PrometheusRuleApplier prometheusRule = new io.loopcsi.operator.dependents.PrometheusRuleApplier();
+    private final VolumeSnapshotClassApplier snapshotClass = new VolumeSnapshotClassApplier();
     private final PoolGauges gauges;
 
     /** Outside CDI (tests that run the reconciler in a plain JOSDK Operator): gauges in a registry of their own. */
@@ -168,7 +171,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
             problemReason = BackingDirConflict.REASON;
             problem = dirConflict.get();
         } else {
-            List<String> foreign = OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client)));
+            List<String> foreign = new ArrayList<>(OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client))));
+            snapshotClass.foreign(pool, client).ifPresent(foreign::add);
             if (!foreign.isEmpty()) {
                 problemReason = "NameConflict";
                 problem = "not taking over objects this pool does not own: " + String.join(", ", foreign)
@@ -199,6 +203,11 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                     prometheusRule.reconcile(pool, client);
                 } catch (KubernetesClientException e) {
                     problem = "prometheus-rule: " + e.getMessage();
+                }
+                try {
+                    snapshotClass.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "volume-snapshot-class: " + e.getMessage();
                 }
             }
             if (problem != null) {

@@ -56,6 +56,9 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Monitoring extras: the Grafana dashboard ConfigMap.")
     private Monitoring monitoring = new Monitoring();
 
+    @JsonPropertyDescription("The pool's VolumeSnapshotClass (written where external-snapshotter's snapshot.storage.k8s.io API is served).")
+    private Snapshots snapshots = new Snapshots();
+
     public String getBackingDir() {
         return backingDir;
     }
@@ -134,5 +137,13 @@ public class StoragePoolSpec {
 
     public void setMonitoring(Monitoring monitoring) {
         this.monitoring = monitoring;
+    }
+
+    public Snapshots getSnapshots() {
+        return snapshots;
+    }
+
+    public void setSnapshots(Snapshots snapshots) {
+        this.snapshots = snapshots;
     }
 }
