@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.jboss.logging.Logger;
@@ -31,6 +32,9 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopSnapshot;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.operator.api.LostNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 import io.loopcsi.operator.dependents.ControllerClusterRoleBindingDependent;
@@ -63,6 +67,7 @@ import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
 import io.loopcsi.operator.status.PoolStatus;
+import io.loopcsi.operator.status.LostNodes;
 import io.loopcsi.operator.status.PoolVolumes;
 import io.loopcsi.operator.status.UnsupportedNodes;
 
@@ -74,7 +79,8 @@ import io.loopcsi.operator.status.UnsupportedNodes;
  * workflow would take them over with a forced server-side apply), (2) run the dependent
  * workflow (explicit invocation, so (1) can stop it), then the appliers of optional APIs
  * (ServiceMonitor, PrometheusRule, VolumeSnapshotClass), (3) compute status and record an Event
- * when Ready changes.
+ * when Ready changes, (4) report lost nodes ({@link LostNodes}: status, an Event per newly lost node,
+ * gauges) and act on deleted ones ({@link LostNodeRelease}).
  *
  * <p>Deletion: the finalizer is kept while PersistentVolumes of the pool's driver exist; the
  * components keep running so that those volumes can still be deleted through the driver.
@@ -107,7 +113,8 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 // must hold itself (RBAC escalation prevention). OperatorRbacTest checks that these cover CsiRbac.
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = { "get", "list", "watch", "create", "delete", "patch" })
 @RBACRule(apiGroups = "", resources = "events", verbs = { "get", "list", "watch", "create", "update", "patch" })
-@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch" })
+// delete: the claims of volumes on deleted nodes (spec.lostNodes: ReleaseClaims, LostNodeRelease)
+@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch", "delete" })
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims/status" }, verbs = { "patch" })
 @RBACRule(apiGroups = "", resources = { "nodes", "pods" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments" }, verbs = { "get", "list", "watch" })
@@ -219,10 +226,22 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
+        List<LoopPoolNode> reports = poolNodes(client, pool);
+        Instant now = Instant.now();
+        Optional<LostNodeInputs> lostInputs = lostNodeInputs(client, pool);
+        List<LostNode> lost = lostInputs.map(in -> LostNodes.of(reports, in.nodes(), in.volumes(), now))
+                .orElse(previous == null || previous.getLostNodes() == null ? List.of() : previous.getLostNodes());
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
-                poolNodes(client, pool), unsupportedNodes(client, ns, pool)),
-                Instant.now());
+                reports, unsupportedNodes(client, ns, pool), lost), now);
         recordTransition(client, pool, previous, next);
+        for (LostNode n : LostNodes.newlyLost(previous == null ? null : previous.getLostNodes(), lost)) {
+            PoolEvents.warning(client, pool, LostNodes.REASON, "node " + LostNodes.describe(n) + " does not serve the pool"
+                    + (LostNodes.NODE_DELETED.equals(n.getReason()) ? ": its Node object is deleted (spec.lostNodes: " + pool.getSpec().getLostNodes() + ")"
+                            : ": its node plugin's heartbeat is stale; waiting for it to come back"));
+        }
+        gauges.lostNodes(pool.getMetadata().getName(), lost);
+        lostInputs.ifPresent(in -> LostNodeRelease.apply(client, pool, LostNodeRelease.plan(pool, lost, in.volumes(), in.snapshots(), reports,
+                client.persistentVolumes().list().getItems())));
         gauges.record(pool.getMetadata().getName(), new PoolGauges.Observed(Conditions.isTrue(next.getConditions(), Conditions.READY),
                 nodes == null || nodes.getStatus() == null || nodes.getStatus().getDesiredNumberScheduled() == null ? 0
                         : nodes.getStatus().getDesiredNumberScheduled(),
@@ -275,6 +294,24 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         } catch (KubernetesClientException e) {
             LOG.debugf("cannot list LoopPoolNodes of %s: %s", pool.getMetadata().getName(), e.getMessage());
             return List.of();
+        }
+    }
+
+    /** What lost-node detection reads besides the LoopPoolNodes: Node names, the pool's LoopVolumes and LoopSnapshots. */
+    private record LostNodeInputs(Set<String> nodes, List<LoopVolume> volumes, List<LoopSnapshot> snapshots) {
+    }
+
+    /** Empty when any of them cannot be listed: then no node is taken for deleted (the last status is kept). */
+    private static Optional<LostNodeInputs> lostNodeInputs(KubernetesClient client, StoragePool pool) {
+        try {
+            Set<String> nodes = client.nodes().list().getItems().stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+            String name = pool.getMetadata().getName();
+            return Optional.of(new LostNodeInputs(nodes, client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems(),
+                    client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems()));
+        } catch (KubernetesClientException e) {
+            LOG.warnf("StoragePool %s: cannot list Nodes, LoopVolumes or LoopSnapshots (%s): lost nodes not checked", pool.getMetadata().getName(),
+                    e.getMessage());
+            return Optional.empty();
         }
     }
 

@@ -37,6 +37,9 @@ public class StoragePoolStatus {
     private Integer volumes;
     @JsonPropertyDescription("The CSI driver name of the pool.")
     private String driverName;
+    @JsonPropertyDescription("Nodes that do not serve the pool: heartbeat stale (NotReporting), or Node object deleted too (NodeDeleted),"
+            + " each with its volumes.")
+    private List<LostNode> lostNodes = new ArrayList<>();
 
     public Long getObservedGeneration() {
         return observedGeneration;
@@ -132,5 +135,13 @@ public class StoragePoolStatus {
 
     public void setDriverName(String driverName) {
         this.driverName = driverName;
+    }
+
+    public List<LostNode> getLostNodes() {
+        return lostNodes;
+    }
+
+    public void setLostNodes(List<LostNode> lostNodes) {
+        this.lostNodes = lostNodes;
     }
 }
