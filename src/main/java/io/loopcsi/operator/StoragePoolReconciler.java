@@ -226,22 +226,15 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
-        List<LoopPoolNode> reports = poolNodes(client, pool);
         Instant now = Instant.now();
         Optional<LostNodeInputs> lostInputs = lostNodeInputs(client, pool);
-        List<LostNode> lost = lostInputs.map(in -> LostNodes.of(reports, in.nodes(), in.volumes(), now))
+        List<LoopPoolNode> reports = lostInputs.map(LostNodeInputs::reports).orElseGet(() -> poolNodes(client, pool));
+        List<LostNode> lost = lostInputs.map(in -> LostNodes.of(in.reports(), in.nodes(), in.volumes(), now))
                 .orElse(previous == null || previous.getLostNodes() == null ? List.of() : previous.getLostNodes());
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
                 reports, unsupportedNodes(client, ns, pool), lost), now);
         recordTransition(client, pool, previous, next);
-        for (LostNode n : LostNodes.newlyLost(previous == null ? null : previous.getLostNodes(), lost)) {
-            PoolEvents.warning(client, pool, LostNodes.REASON, "node " + LostNodes.describe(n) + " does not serve the pool"
-                    + (LostNodes.NODE_DELETED.equals(n.getReason()) ? ": its Node object is deleted (spec.lostNodes: " + pool.getSpec().getLostNodes() + ")"
-                            : ": its node plugin's heartbeat is stale; waiting for it to come back"));
-        }
-        gauges.lostNodes(pool.getMetadata().getName(), lost);
-        lostInputs.ifPresent(in -> LostNodeRelease.apply(client, pool, LostNodeRelease.plan(pool, lost, in.volumes(), in.snapshots(), reports,
-                client.persistentVolumes().list().getItems())));
+        actOnLostNodes(client, pool, previous, lost, lostInputs);
         gauges.record(pool.getMetadata().getName(), new PoolGauges.Observed(Conditions.isTrue(next.getConditions(), Conditions.READY),
                 nodes == null || nodes.getStatus() == null || nodes.getStatus().getDesiredNumberScheduled() == null ? 0
                         : nodes.getStatus().getDesiredNumberScheduled(),
@@ -297,20 +290,49 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         }
     }
 
-    /** What lost-node detection reads besides the LoopPoolNodes: Node names, the pool's LoopVolumes and LoopSnapshots. */
-    private record LostNodeInputs(Set<String> nodes, List<LoopVolume> volumes, List<LoopSnapshot> snapshots) {
+    /**
+     * A Warning Event per newly lost node (or changed reason), the gauges, and for nodes that are gone
+     * what LostNodeRelease plans. A failure is logged and retried at the next reconcile.
+     */
+    private void actOnLostNodes(KubernetesClient client, StoragePool pool, StoragePoolStatus previous, List<LostNode> lost,
+            Optional<LostNodeInputs> inputs) {
+        for (LostNode n : LostNodes.newlyLost(previous == null ? null : previous.getLostNodes(), lost)) {
+            PoolEvents.warning(client, pool, LostNodes.REASON, "node " + LostNodes.describe(n) + " does not serve the pool"
+                    + (LostNodes.NODE_DELETED.equals(n.getReason()) ? ": its Node object is deleted (spec.lostNodes: " + pool.getSpec().getLostNodes() + ")"
+                            : ": its node plugin's heartbeat is stale; waiting for it to come back"));
+        }
+        gauges.lostNodes(pool.getMetadata().getName(), lost);
+        if (inputs.isPresent() && lost.stream().anyMatch(n -> LostNodes.NODE_DELETED.equals(n.getReason()))) {
+            LostNodeInputs in = inputs.get();
+            try {
+                LostNodeRelease.apply(client, pool, LostNodeRelease.plan(pool, lost, in.volumes(), in.snapshots(), in.reports(),
+                        client.persistentVolumes().list().getItems()));
+            } catch (KubernetesClientException e) {
+                LOG.warnf("StoragePool %s: cannot list PersistentVolumes (%s): the claims of deleted nodes are released at a later reconcile",
+                        pool.getMetadata().getName(), e.getMessage());
+            }
+        }
     }
 
-    /** Empty when any of them cannot be listed: then no node is taken for deleted (the last status is kept). */
+    /** What lost-node detection reads: the pool's LoopPoolNodes, Node names, the pool's LoopVolumes and LoopSnapshots. */
+    private record LostNodeInputs(List<LoopPoolNode> reports, Set<String> nodes, List<LoopVolume> volumes, List<LoopSnapshot> snapshots) {
+    }
+
+    /**
+     * Empty when any of them cannot be listed: then the last status is kept (a failed list must never make
+     * a node look silent or deleted).
+     */
     private static Optional<LostNodeInputs> lostNodeInputs(KubernetesClient client, StoragePool pool) {
         try {
-            Set<String> nodes = client.nodes().list().getItems().stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
             String name = pool.getMetadata().getName();
-            return Optional.of(new LostNodeInputs(nodes, client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems(),
+            List<LoopPoolNode> reports = client.resources(LoopPoolNode.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems();
+            Set<String> nodes = client.nodes().list().getItems().stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+            return Optional.of(new LostNodeInputs(reports, nodes,
+                    client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems(),
                     client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems()));
         } catch (KubernetesClientException e) {
-            LOG.warnf("StoragePool %s: cannot list Nodes, LoopVolumes or LoopSnapshots (%s): lost nodes not checked", pool.getMetadata().getName(),
-                    e.getMessage());
+            LOG.warnf("StoragePool %s: cannot list LoopPoolNodes, Nodes, LoopVolumes or LoopSnapshots (%s): lost nodes not checked",
+                    pool.getMetadata().getName(), e.getMessage());
             return Optional.empty();
         }
     }
