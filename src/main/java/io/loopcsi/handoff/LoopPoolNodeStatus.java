@@ -30,6 +30,10 @@ public class LoopPoolNodeStatus {
     private List<String> unclaimed = new ArrayList<>();
     @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
     private List<String> missing = new ArrayList<>();
+    @JsonPropertyDescription("How many IDs are unclaimed (the list holds at most 50).")
+    private Integer unclaimedCount = 0;
+    @JsonPropertyDescription("How many objects are missing their files (the list holds at most 50).")
+    private Integer missingCount = 0;
     private String message;
 
     public Long getTotalBytes() {
@@ -134,5 +138,21 @@ public class LoopPoolNodeStatus {
 
     public void setMessage(String message) {
         this.message = message;
+    }
+
+    public Integer getUnclaimedCount() {
+        return unclaimedCount;
+    }
+
+    public void setUnclaimedCount(Integer unclaimedCount) {
+        this.unclaimedCount = unclaimedCount;
+    }
+
+    public Integer getMissingCount() {
+        return missingCount;
+    }
+
+    public void setMissingCount(Integer missingCount) {
+        this.missingCount = missingCount;
     }
 }

@@ -235,6 +235,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 reports, unsupportedNodes(client, ns, pool), lost), now);
         recordTransition(client, pool, previous, next);
         actOnLostNodes(client, pool, previous, lost, lostInputs);
+        gauges.orphans(pool.getMetadata().getName(), next.getOrphans());
         gauges.record(pool.getMetadata().getName(), new PoolGauges.Observed(Conditions.isTrue(next.getConditions(), Conditions.READY),
                 nodes == null || nodes.getStatus() == null || nodes.getStatus().getDesiredNumberScheduled() == null ? 0
                         : nodes.getStatus().getDesiredNumberScheduled(),

@@ -40,6 +40,9 @@ public class StoragePoolStatus {
     @JsonPropertyDescription("Nodes that do not serve the pool: heartbeat stale (NotReporting), or Node object deleted too (NodeDeleted),"
             + " each with its volumes.")
     private List<LostNode> lostNodes = new ArrayList<>();
+    @JsonPropertyDescription("Orphans per node, from the nodes' disk audits: image files no LoopVolume/LoopSnapshot names (unclaimed) and"
+            + " objects whose files are gone (missing). Never deleted automatically.")
+    private List<NodeOrphans> orphans = new ArrayList<>();
 
     public Long getObservedGeneration() {
         return observedGeneration;
@@ -143,5 +146,13 @@ public class StoragePoolStatus {
 
     public void setLostNodes(List<LostNode> lostNodes) {
         this.lostNodes = lostNodes;
+    }
+
+    public List<NodeOrphans> getOrphans() {
+        return orphans;
+    }
+
+    public void setOrphans(List<NodeOrphans> orphans) {
+        this.orphans = orphans;
     }
 }

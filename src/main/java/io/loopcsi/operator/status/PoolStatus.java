@@ -108,6 +108,7 @@ public final class PoolStatus {
             }
         }
         s.setLostNodes(lost);
+        s.setOrphans(Orphans.of(o.poolNodes() == null ? List.of() : o.poolNodes()));
         s.setConditions(c);
         return s;
     }

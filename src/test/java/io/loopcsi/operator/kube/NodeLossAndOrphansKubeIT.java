@@ -61,11 +61,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * generated, each with its ServiceAccount's token (as PoolServesVolumesKubeIT). node-y holds a
  * bound claim and a volume without one; then its process is killed (SIGKILL), later its Node object
  * is deleted. What a user sees at each step: the pool's status, its Events, the operator's gauge,
- * what DeleteVolume answers, and with spec.lostNodes: ReleaseClaims the claim released. The test
- * plays csi-provisioner (CreateVolume, the PV) as PoolServesVolumesKubeIT does.
+ * what DeleteVolume answers, and with spec.lostNodes: ReleaseClaims the claim released. Then orphans
+ * both ways on node-x: an image whose object was deleted by hand, an object whose files were deleted
+ * on the host; reported by the node, the pool and the gauge, listed by loopcsi doctor, and removed
+ * only on purpose. The test plays csi-provisioner (CreateVolume, the PV) as PoolServesVolumesKubeIT does.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class LostNodeKubeIT {
+class NodeLossAndOrphansKubeIT {
 
     static final String NS = "loopcsi-system";
     static final String POOL = "lost";
@@ -81,6 +83,7 @@ class LostNodeKubeIT {
     static Launcher controller;
     static Path controllerSocket;
     static final Map<String, Launcher> nodes = new HashMap<>();
+    static final Map<String, Path> dataDirs = new HashMap<>();
 
     static String claimedOnY;
     static String pvOnY;
@@ -91,7 +94,7 @@ class LostNodeKubeIT {
     static void rollOutThePoolAndStartItsPods() throws Exception {
         boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
         if (!configured) {
-            System.out.println("SKIPPED LostNodeKubeIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
+            System.out.println("SKIPPED NodeLossAndOrphansKubeIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
         }
         assumeTrue(configured, "no test cluster");
         root = Files.createTempDirectory("ln");
@@ -130,6 +133,7 @@ class LostNodeKubeIT {
                     root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort()));
             Path kc = serviceAccountKubeconfig("loopcsi-lost-node", root.resolve(n + ".kubeconfig"));
             List<String> a = pod.args();
+            dataDirs.put(n, Path.of(a.get(a.indexOf("--data-dir") + 1)));
             Path socket = Path.of(a.get(a.indexOf("--endpoint") + 1).substring("unix://".length()));
             nodes.put(n, Launcher.start(root, n, a, env(pod.env(), kc)).awaitCsi(socket));
             await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
@@ -156,7 +160,7 @@ class LostNodeKubeIT {
         if (operator != null) {
             operator.stop();
         }
-        Path logs = Files.createDirectories(Path.of("target/lost-node-logs"));
+        Path logs = Files.createDirectories(Path.of("target/node-loss-logs"));
         try (var files = Files.list(root)) {
             for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
                 Files.copy(f, logs.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -248,7 +252,69 @@ class LostNodeKubeIT {
         assertTrue(nodes.get("node-x").isAlive());
     }
 
+    @Test
+    @Order(4)
+    void orphansBothWaysAreReportedListedAndRemovedOnlyOnPurpose() throws Exception {
+        String vanished;
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            vanished = volume(c, "vanished", "node-x");
+        }
+        Path volumesDir = dataDirs.get("node-x").resolve("volumes");
+        // a volume's files that no object names (as a pool directory restored from a backup has): a copy under another ID
+        String stray = "vol-" + "0123456789abcdef".repeat(2);
+        Files.copy(volumesDir.resolve(claimedOnX + ".img"), volumesDir.resolve(stray + ".img"));
+        Files.writeString(volumesDir.resolve(stray + ".json"), Files.readString(volumesDir.resolve(claimedOnX + ".json")).replace(claimedOnX, stray));
+        // files deleted on the host: the object's files are gone
+        for (String ext : List.of(".img", ".json")) {
+            Files.delete(volumesDir.resolve(vanished + ext));
+        }
+        await("node-x's audit", () -> {
+            var s = admin.resources(LoopPoolNode.class).withName(POOL + ".node-x").get().getStatus();
+            return s.getUnclaimed().contains(stray) && s.getMissing().contains(POOL + "." + vanished) && s.getUnclaimedCount() == 1
+                    && s.getMissingCount() == 1;
+        });
+        var orphans = await("the pool's status names them", () -> {
+            var o = admin.resources(StoragePool.class).withName(POOL).get().getStatus().getOrphans();
+            return o != null && o.size() == 1 && o.get(0).getMissing() == 1 ? o.get(0) : null;
+        });
+        assertEquals("node-x", orphans.getNode());
+        assertEquals(1, orphans.getUnclaimed());
+        assertEquals(List.of(stray), orphans.getUnclaimedIds());
+        assertEquals(List.of(POOL + "." + vanished), orphans.getMissingObjects());
+        await("the gauges", () -> orphanGauge("unclaimed") == 1.0 && orphanGauge("missing") == 1.0);
+
+        // loopcsi doctor on the node lists them, and removes only an unclaimed image, on purpose
+        Launcher.Result listed = Launcher.run("doctor", "--data-dir", dataDirs.get("node-x").toString(), "--format", "json");
+        assertTrue(listed.out().contains("\"check\" : \"orphans\"") && listed.out().contains(stray) && listed.out().contains(POOL + "." + vanished),
+                listed.out());
+        Launcher.Result refused = Launcher.run("doctor", "--data-dir", dataDirs.get("node-x").toString(), "--remove-orphan", claimedOnX);
+        assertEquals(1, refused.exit(), refused.out());
+        assertTrue(Files.exists(volumesDir.resolve(claimedOnX + ".img")), "a claimed volume is never removed");
+        Launcher.Result removed = Launcher.run("doctor", "--data-dir", dataDirs.get("node-x").toString(), "--remove-orphan", stray);
+        assertEquals(0, removed.exit(), removed.out());
+        assertTrue(Files.notExists(volumesDir.resolve(stray + ".img")) && Files.notExists(volumesDir.resolve(stray + ".json")));
+        await("the audit no longer lists it", () -> admin.resources(LoopPoolNode.class).withName(POOL + ".node-x").get().getStatus()
+                .getUnclaimed().isEmpty());
+        await("nor does the gauge", () -> orphanGauge("unclaimed") == -1);
+        // a missing volume goes with its claim: DeleteVolume succeeds, nothing is left to free
+        delete(vanished);
+        assertNull(admin.resources(LoopVolume.class).withName(POOL + "." + vanished).get());
+        await("no orphan left on node-x", () -> admin.resources(LoopPoolNode.class).withName(POOL + ".node-x").get().getStatus()
+                .getMissing().isEmpty());
+    }
+
     // ---- helpers ------------------------------------------------------------------------------
+
+    static String volume(CsiClient c, String name, String node) {
+        return c.controller.createVolume(CreateVolumeRequest.newBuilder().setName(name)
+                .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(32L << 20)).addVolumeCapabilities(PoolServesVolumesKubeIT.block())
+                .setAccessibilityRequirements(PoolServesVolumesKubeIT.on(node)).build()).getVolume().getVolumeId();
+    }
+
+    static double orphanGauge(String kind) {
+        var g = METRICS.find("loopcsi.pool.orphans").tags("pool", POOL, "node", "node-x", "kind", kind).gauge();
+        return g == null ? -1 : g.value();
+    }
 
     /** A block claim with its volume on the node, bound as csi-provisioner and kube-controller-manager do; returns the volume ID. */
     static String claimedVolume(String claimName, String node) throws Exception {
