@@ -50,7 +50,8 @@ final class Flags {
             new Flag("--http-address", Set.of(CONTROLLER, NODE, OPERATOR), Flags::httpProperties),
             new Flag("--metrics-address", Set.of(STANDALONE), Flags::httpProperties),
             new Flag("--namespace", Set.of(OPERATOR), v -> Map.of("loopcsi.operator.namespace", dnsLabel(v))),
-            new Flag("--format", Set.of(DOCTOR), v -> Map.of("loopcsi.doctor.format", oneOf(v, "table", "json"))));
+            new Flag("--format", Set.of(DOCTOR), v -> Map.of("loopcsi.doctor.format", oneOf(v, "table", "json"))),
+            new Flag("--remove-orphan", Set.of(DOCTOR), v -> Map.of("loopcsi.doctor.remove-orphan", orphanId(v))));
 
     /** What a role's arguments say: the flags given (by name), the properties they set, the switches. */
     record Parsed(Map<String, String> given, Map<String, String> properties, Set<String> switches) {
@@ -183,6 +184,14 @@ final class Flags {
     }
 
     /** A Kubernetes object name that is also a label value (pool and node names end up in labels). */
+    /** A volume or snapshot ID (vol-/snap- and 32 hex digits): what a pool directory's file names are made of. */
+    static String orphanId(String v) {
+        if (!io.loopcsi.engine.Ids.isVolumeId(v) && !io.loopcsi.engine.Ids.isSnapshotId(v)) {
+            throw new IllegalArgumentException("not a volume or snapshot ID: '" + v + "' (vol-... or snap-..., as loopcsi doctor lists them)");
+        }
+        return v;
+    }
+
     static String dnsName(String v, int max) {
         return matching(v, DNS_SUBDOMAIN, max, "a Kubernetes name (lower-case letters, digits, '-' and '.', alphanumeric at both ends)");
     }

@@ -82,6 +82,8 @@ public class Main {
               --data-dir DIR            the pool directory to check (need not exist yet; default ./data)
               --capacity SIZE           the capacity the pool is to offer, against the free space (default 20Gi)
               --format table|json       json for scripts (default table)
+              --remove-orphan ID        delete the files of one volume or snapshot the node's audit lists as
+                                        unclaimed (no object names it), instead of checking; never one in use
             """;
 
     public static void main(String... args) {
@@ -204,9 +206,13 @@ public class Main {
         return props;
     }
 
-    /** loopcsi doctor [--data-dir DIR] [--capacity SIZE] [--format table|json]: the exit status. */
+    /** loopcsi doctor [--data-dir DIR] [--capacity SIZE] [--format table|json] [--remove-orphan ID]: the exit status. */
     private static int doctor(Flags.Parsed parsed) {
         Map<String, String> p = parsed.properties();
+        if (p.containsKey("loopcsi.doctor.remove-orphan")) {
+            return io.loopcsi.cli.doctor.Doctor.removeOrphan(Path.of(p.getOrDefault("loopcsi.data-dir", dataDirDefault())),
+                    p.get("loopcsi.doctor.remove-orphan"), System.out);
+        }
         return io.loopcsi.cli.doctor.Doctor.main(Path.of(p.getOrDefault("loopcsi.data-dir", dataDirDefault())),
                 io.loopcsi.engine.Sizes.parse(p.getOrDefault("loopcsi.capacity", "20Gi")), p.getOrDefault("loopcsi.doctor.format", "table"),
                 System.out);

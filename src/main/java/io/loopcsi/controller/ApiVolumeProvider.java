@@ -767,6 +767,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             if (Phase.DELETE_FAILED.equals(a.phase()) && a.observedGeneration() != null && a.observedGeneration() >= generation) {
                 throw Codes.status(a.code(), "node " + nodeOfObject(current) + ": " + a.message()).asRuntimeException();
             }
+            if (nodeIsGone(nodeOfObject(current))) {
+                releaseOfGoneNode(type, current, what);
+                return;
+            }
             checkNodeAlive(nodeOfObject(current), what);
             if (!clock.instant().isBefore(deadline)) {
                 throw Status.DEADLINE_EXCEEDED.withDescription("node " + nodeOfObject(current) + " has not deleted " + what + " in "
@@ -781,6 +785,41 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             return v.getSpec().getNode();
         }
         return r instanceof LoopGroupSnapshot g ? g.getSpec().getNode() : ((LoopSnapshot) r).getSpec().getNode();
+    }
+
+    /**
+     * A node that is gone: its heartbeat is stale and its Node object was deleted. Its files went with
+     * the machine (or will never be served again), so there is nothing left to free; a node that only
+     * stopped reporting (its Node object still there) is not gone: it may come back with the files.
+     */
+    private boolean nodeIsGone(String node) {
+        if (NodeChooser.fresh(nodes.getStore().getByKey(HandoffNames.poolNode(pool, node)), clock.instant(), staleAfter)) {
+            return false;
+        }
+        return client.nodes().withName(node).get() == null;
+    }
+
+    /** Deletes an object of a gone node by dropping the node's finalizer (no one else would ever drop it). */
+    private <T extends CustomResource<?, ?>> void releaseOfGoneNode(Class<T> type, T current, String what) {
+        try {
+            client.resources(type).withName(current.getMetadata().getName()).edit(o -> {
+                List<String> f = o.getMetadata().getFinalizers() == null ? List.of() : o.getMetadata().getFinalizers();
+                o.getMetadata().setFinalizers(f.stream().filter(x -> !HandoffNames.FINALIZER.equals(x)).toList());
+                return o;
+            });
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 404) {
+                throw e;
+            }
+        }
+        LOG.warnf("%s: node %s is gone (its Node object was deleted; %s): nothing left to free there, %s %s released",
+                what, nodeOfObject(current), heartbeatOf(nodeOfObject(current)), type.getSimpleName(), current.getMetadata().getName());
+    }
+
+    private String heartbeatOf(String node) {
+        LoopPoolNode n = nodes.getStore().getByKey(HandoffNames.poolNode(pool, node));
+        return n == null || n.getStatus() == null || n.getStatus().getHeartbeatTime() == null ? "it never reported"
+                : "last heartbeat " + n.getStatus().getHeartbeatTime();
     }
 
     private void checkNodeAlive(String node, String what) {

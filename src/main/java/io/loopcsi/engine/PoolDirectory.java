@@ -170,6 +170,30 @@ public class PoolDirectory {
         return snapshots.resolve(Ids.requireSnapshotId(id) + IMG);
     }
 
+    /**
+     * The volume and snapshot IDs whose image file is in the pool directory at {@code root} now, read
+     * from the directory itself (not this process' metadata index), so that files removed or added
+     * behind the driver's back are seen: what the node's disk audit compares with the objects.
+     */
+    public static java.util.Set<String> imagesOnDisk(Path root) throws IOException {
+        java.util.Set<String> ids = new java.util.TreeSet<>();
+        for (Path dir : List.of(root.resolve("volumes"), root.resolve("snapshots"))) {
+            if (!Files.isDirectory(dir)) {
+                continue;
+            }
+            try (var files = Files.newDirectoryStream(dir, "*" + IMG)) {
+                for (Path f : files) {
+                    String id = f.getFileName().toString();
+                    id = id.substring(0, id.length() - IMG.length());
+                    if (Ids.isVolumeId(id) || Ids.isSnapshotId(id)) {
+                        ids.add(id);
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
     /** Where an image is built before it is renamed to its final name. */
     public static Path tempOf(Path image) {
         return image.resolveSibling(image.getFileName() + TMP);

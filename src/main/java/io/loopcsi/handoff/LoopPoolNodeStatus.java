@@ -65,6 +65,10 @@ public class LoopPoolNodeStatus {
             this.message = message;
         }
     }
+    @JsonPropertyDescription("How many IDs are unclaimed (the list holds at most 50).")
+    private Integer unclaimedCount = 0;
+    @JsonPropertyDescription("How many objects are missing their files (the list holds at most 50).")
+    private Integer missingCount = 0;
     private String message;
 
     public Long getTotalBytes() {
@@ -189,5 +193,21 @@ public class LoopPoolNodeStatus {
 
     public void setMessage(String message) {
         this.message = message;
+    }
+
+    public Integer getUnclaimedCount() {
+        return unclaimedCount;
+    }
+
+    public void setUnclaimedCount(Integer unclaimedCount) {
+        this.unclaimedCount = unclaimedCount;
+    }
+
+    public Integer getMissingCount() {
+        return missingCount;
+    }
+
+    public void setMissingCount(Integer missingCount) {
+        this.missingCount = missingCount;
     }
 }

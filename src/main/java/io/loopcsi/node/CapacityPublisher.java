@@ -1,5 +1,6 @@
 package io.loopcsi.node;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.loopcsi.engine.Condition;
+import io.loopcsi.engine.OrphanList;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.SnapshotMeta;
@@ -31,7 +33,8 @@ import io.loopcsi.operator.api.StoragePool;
 
 /**
  * Writes this node's LoopPoolNode ({@code <pool>.<node>}): capacity, counts, the disk audit and
- * a heartbeat, every heartbeat period and soon after each change. The object is owned by the
+ * a heartbeat, every heartbeat period and soon after each change; the audit also goes into the pool
+ * directory ({@link OrphanList}) for {@code loopcsi doctor}. The object is owned by the
  * StoragePool when it exists, so it goes with the pool.
  */
 final class CapacityPublisher implements AutoCloseable {
@@ -47,12 +50,17 @@ final class CapacityPublisher implements AutoCloseable {
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile String lastSummary;
     private volatile Instant lastPublished;
+    private final Path poolDir;
+    /** What the orphan list file holds; a sentinel no audit equals, so the first audit of this process is written. */
+    private OrphanList lastOrphans = new OrphanList(null, null, null, List.of("-"), List.of("-"));
 
     /** What the API holds for this node: IDs named by its objects, and the objects it made. */
     record Claims(Set<String> claimed, List<DiskAudit.Made> made) {
     }
 
-    CapacityPublisher(KubernetesClient client, String pool, String driver, VolumeProvider engine, Supplier<Claims> claims) {
+    /** poolDir: where the orphan list is kept (null: nowhere). */
+    CapacityPublisher(KubernetesClient client, String pool, String driver, VolumeProvider engine, Supplier<Claims> claims, Path poolDir) {
+        this.poolDir = poolDir;
         this.client = client;
         this.pool = pool;
         this.driver = driver;
@@ -100,9 +108,7 @@ final class CapacityPublisher implements AutoCloseable {
         PoolCapacity c = engine.capacity();
         List<VolumeMeta> vols = engine.volumes();
         List<SnapshotMeta> snaps = engine.snapshots();
-        Set<String> onDisk = new HashSet<>();
-        vols.forEach(v -> onDisk.add(v.id()));
-        snaps.forEach(s -> onDisk.add(s.id()));
+        Set<String> onDisk = onDisk(vols, snaps);
         Claims cl = claims.get();
         DiskAudit audit = DiskAudit.of(onDisk, cl.claimed(), cl.made());
         String summary = audit.summary();
@@ -127,6 +133,9 @@ final class CapacityPublisher implements AutoCloseable {
         s.setUnclaimed(audit.listedUnclaimed());
         s.setMissing(audit.listedMissing());
         s.setAbnormalVolumes(abnormal(vols));
+        s.setUnclaimedCount(audit.unclaimed().size());
+        s.setMissingCount(audit.missing().size());
+        keepOrphanList(audit);
         s.setMessage(summary);
         Instant now = Instant.now();
         s.setHeartbeatTime(now.toString());
@@ -156,6 +165,38 @@ final class CapacityPublisher implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /**
+     * The IDs whose images are in the pool directory, read from the directory (files removed or copied
+     * there behind the driver's back count); without a directory, what the engine lists.
+     */
+    private Set<String> onDisk(List<VolumeMeta> vols, List<SnapshotMeta> snaps) {
+        if (poolDir != null) {
+            try {
+                return io.loopcsi.engine.PoolDirectory.imagesOnDisk(poolDir);
+            } catch (java.io.IOException e) {
+                LOG.warnf("cannot list the images in %s (%s): the audit uses the engine's index", poolDir, e.getMessage());
+            }
+        }
+        Set<String> ids = new HashSet<>();
+        vols.forEach(v -> ids.add(v.id()));
+        snaps.forEach(s -> ids.add(s.id()));
+        return ids;
+    }
+
+    /** The audit in the pool directory for {@code loopcsi doctor --data-dir} (OrphanList), rewritten when it changes. */
+    private void keepOrphanList(DiskAudit audit) {
+        if (poolDir == null || (audit.unclaimed().equals(lastOrphans.unclaimed()) && audit.missing().equals(lastOrphans.missing()))) {
+            return;
+        }
+        try {
+            OrphanList list = new OrphanList(pool, engine.nodeId(), Instant.now().toString(), audit.unclaimed(), audit.missing());
+            list.write(poolDir);
+            lastOrphans = list;
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot write the orphan list in %s: %s", poolDir, e.getMessage());
+        }
     }
 
     private LoopPoolNode ensureObject() {

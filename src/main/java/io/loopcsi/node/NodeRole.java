@@ -70,7 +70,7 @@ public class NodeRole {
                 .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
         groups = client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool)
                 .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
-        publisher = new CapacityPublisher(client, pool, config.driverName(), engine, () -> claims(pool));
+        publisher = new CapacityPublisher(client, pool, config.driverName(), engine, () -> claims(pool), Path.of(config.dataDir()));
         running.add(publisher);
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry());

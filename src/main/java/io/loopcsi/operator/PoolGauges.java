@@ -1,19 +1,26 @@
 package io.loopcsi.operator;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.inject.Singleton;
 
+import io.loopcsi.operator.api.LostNode;
+import io.loopcsi.operator.api.NodeOrphans;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 
 /**
  * The operator's view of each pool as gauges labelled {@code pool}: ready (the Ready condition),
  * node pods desired and ready, controller ready, whether the last reconcile hit a problem; and
- * {@code loopcsi_pool_reconcile_problems_total{pool,reason}}. JOSDK's own reconcile metrics
+ * {@code loopcsi_pool_reconcile_problems_total{pool,reason}}; per lost node (status.lostNodes)
+ * {@code loopcsi_pool_lost_node_volumes{pool,node,reason}} and {@code loopcsi_pool_lost_node_volume_bytes}; per node with orphans {@code loopcsi_pool_orphans{pool,node,kind}}. JOSDK's own reconcile metrics
  * (operator_sdk_*, through QOSDK's micrometer support) count only reconciles that threw; the
  * reconciler reports most problems in status instead, so they are counted here.
  */
@@ -26,9 +33,68 @@ public class PoolGauges {
 
     private final MeterRegistry registry;
     private final Map<String, Observed> pools = new ConcurrentHashMap<>();
+    private final Map<String, List<LostNode>> lost = new ConcurrentHashMap<>();
+    private final MultiGauge lostVolumes;
+    private final MultiGauge lostBytes;
+    private final Map<String, List<NodeOrphans>> orphans = new ConcurrentHashMap<>();
+    private final MultiGauge orphanGauge;
 
     public PoolGauges(MeterRegistry registry) {
         this.registry = registry;
+        this.lostVolumes = MultiGauge.builder("loopcsi.pool.lost.node.volumes")
+                .description("Volumes of the pool on a node that does not serve it (one series per lost node; reason NotReporting or NodeDeleted)")
+                .register(registry);
+        this.lostBytes = MultiGauge.builder("loopcsi.pool.lost.node.volume.bytes")
+                .description("Capacity of the volumes of the pool on a node that does not serve it, bytes").register(registry);
+        this.orphanGauge = MultiGauge.builder("loopcsi.pool.orphans")
+                .description("Orphans of the pool on a node (status.orphans): kind unclaimed (files no object names) or missing (objects"
+                        + " whose files are gone)")
+                .register(registry);
+    }
+
+    /** The pool's orphans now (status.orphans): a series per node and kind that has any. */
+    public void orphans(String pool, List<NodeOrphans> nodes) {
+        if (nodes.isEmpty()) {
+            orphans.remove(pool);
+        } else {
+            orphans.put(pool, List.copyOf(nodes));
+        }
+        republishOrphans();
+    }
+
+    private synchronized void republishOrphans() {
+        List<MultiGauge.Row<?>> rows = new ArrayList<>();
+        orphans.forEach((pool, nodes) -> nodes.forEach(n -> {
+            if (n.getUnclaimed() != null && n.getUnclaimed() > 0) {
+                rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "node", n.getNode(), "kind", "unclaimed"), n.getUnclaimed()));
+            }
+            if (n.getMissing() != null && n.getMissing() > 0) {
+                rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "node", n.getNode(), "kind", "missing"), n.getMissing()));
+            }
+        }));
+        orphanGauge.register(rows, true);
+    }
+
+    /** The pool's lost nodes now (status.lostNodes): one series per node, none once it serves again or is forgotten. */
+    public void lostNodes(String pool, List<LostNode> nodes) {
+        if (nodes.isEmpty()) {
+            lost.remove(pool);
+        } else {
+            lost.put(pool, List.copyOf(nodes));
+        }
+        republishLost();
+    }
+
+    private synchronized void republishLost() {
+        List<MultiGauge.Row<?>> volumes = new ArrayList<>();
+        List<MultiGauge.Row<?>> bytes = new ArrayList<>();
+        lost.forEach((pool, nodes) -> nodes.forEach(n -> {
+            Tags tags = Tags.of("pool", pool, "node", n.getNode(), "reason", n.getReason());
+            volumes.add(MultiGauge.Row.of(tags, n.getVolumes() == null ? 0 : n.getVolumes()));
+            bytes.add(MultiGauge.Row.of(tags, n.getVolumeBytes() == null ? 0 : n.getVolumeBytes()));
+        }));
+        lostVolumes.register(volumes, true);
+        lostBytes.register(bytes, true);
     }
 
     /** Records a reconcile's outcome; problemReason null when it went well. */
@@ -51,8 +117,15 @@ public class PoolGauges {
 
     /** The pool is gone: its series go too. */
     public void forget(String pool) {
+        if (lost.remove(pool) != null) {
+            republishLost();
+        }
+        if (orphans.remove(pool) != null) {
+            republishOrphans();
+        }
         if (pools.remove(pool) != null) {
-            registry.getMeters().stream().filter(m -> pool.equals(m.getId().getTag("pool")) && m.getId().getName().startsWith("loopcsi.pool."))
+            registry.getMeters().stream().filter(m -> pool.equals(m.getId().getTag("pool")) && m.getId().getName().startsWith("loopcsi.pool.")
+                    && !m.getId().getName().startsWith("loopcsi.pool.lost.") && !m.getId().getName().equals("loopcsi.pool.orphans"))
                     .toList().forEach(registry::remove);
         }
     }

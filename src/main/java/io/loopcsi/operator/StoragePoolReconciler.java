@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.jboss.logging.Logger;
@@ -31,6 +32,9 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.WorkflowReconcileResult;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopSnapshot;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.operator.api.LostNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 import io.loopcsi.operator.dependents.ControllerClusterRoleBindingDependent;
@@ -48,6 +52,7 @@ import io.loopcsi.operator.dependents.NodeDaemonSetDependent;
 import io.loopcsi.operator.dependents.NodeServiceAccountDependent;
 import io.loopcsi.operator.dependents.ServiceMonitorApplier;
 import io.loopcsi.operator.dependents.StorageClassesDependent;
+import io.loopcsi.operator.dependents.VolumeSnapshotClassApplier;
 import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ControllerDeployment;
 import io.loopcsi.operator.desired.CsiDriverSpec;
@@ -62,6 +67,7 @@ import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
 import io.loopcsi.operator.status.PoolStatus;
+import io.loopcsi.operator.status.LostNodes;
 import io.loopcsi.operator.status.PoolVolumes;
 import io.loopcsi.operator.status.UnsupportedNodes;
 
@@ -71,8 +77,10 @@ import io.loopcsi.operator.status.UnsupportedNodes;
  * <p>Order of a reconcile: (1) refuse a backingDir that overlaps an older pool's on a shared node
  * ({@link BackingDirConflict}) and names taken by objects the pool does not own (the
  * workflow would take them over with a forced server-side apply), (2) run the dependent
- * workflow (explicit invocation, so (1) can stop it), (3) compute status and record an Event
- * when Ready changes.
+ * workflow (explicit invocation, so (1) can stop it), then the appliers of optional APIs
+ * (ServiceMonitor, PrometheusRule, VolumeSnapshotClass), (3) compute status and record an Event
+ * when Ready changes, (4) report lost nodes ({@link LostNodes}: status, an Event per newly lost node,
+ * gauges) and act on deleted ones ({@link LostNodeRelease}).
  *
  * <p>Deletion: the finalizer is kept while PersistentVolumes of the pool's driver exist; the
  * components keep running so that those volumes can still be deleted through the driver.
@@ -105,7 +113,8 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 // must hold itself (RBAC escalation prevention). OperatorRbacTest checks that these cover CsiRbac.
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = { "get", "list", "watch", "create", "delete", "patch" })
 @RBACRule(apiGroups = "", resources = "events", verbs = { "get", "list", "watch", "create", "update", "patch" })
-@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch" })
+// delete: the claims of volumes on deleted nodes (spec.lostNodes: ReleaseClaims, LostNodeRelease)
+@RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch", "delete" })
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims/status" }, verbs = { "patch" })
 @RBACRule(apiGroups = "", resources = { "nodes", "pods" }, verbs = { "get", "list", "watch" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments", "volumeattributesclasses" }, verbs = { "get", "list", "watch" })
@@ -142,6 +151,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
     private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
     private final io.loopcsi.operator.dependents.PrometheusRuleApplier prometheusRule = new io.loopcsi.operator.dependents.PrometheusRuleApplier();
+    private final VolumeSnapshotClassApplier snapshotClass = new VolumeSnapshotClassApplier();
     private final PoolGauges gauges;
 
     /** Outside CDI (tests that run the reconciler in a plain JOSDK Operator): gauges in a registry of their own. */
@@ -168,7 +178,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
             problemReason = BackingDirConflict.REASON;
             problem = dirConflict.get();
         } else {
-            List<String> foreign = OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client)));
+            List<String> foreign = new ArrayList<>(OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client))));
+            snapshotClass.foreign(pool, client).ifPresent(foreign::add);
             if (!foreign.isEmpty()) {
                 problemReason = "NameConflict";
                 problem = "not taking over objects this pool does not own: " + String.join(", ", foreign)
@@ -200,6 +211,11 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 } catch (KubernetesClientException e) {
                     problem = "prometheus-rule: " + e.getMessage();
                 }
+                try {
+                    snapshotClass.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "volume-snapshot-class: " + e.getMessage();
+                }
             }
             if (problem != null) {
                 problemReason = "ApplyFailed";
@@ -210,10 +226,16 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
+        Instant now = Instant.now();
+        Optional<LostNodeInputs> lostInputs = lostNodeInputs(client, pool);
+        List<LoopPoolNode> reports = lostInputs.map(LostNodeInputs::reports).orElseGet(() -> poolNodes(client, pool));
+        List<LostNode> lost = lostInputs.map(in -> LostNodes.of(in.reports(), in.nodes(), in.volumes(), now))
+                .orElse(previous == null || previous.getLostNodes() == null ? List.of() : previous.getLostNodes());
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
-                poolNodes(client, pool), unsupportedNodes(client, ns, pool)),
-                Instant.now());
+                reports, unsupportedNodes(client, ns, pool), lost), now);
         recordTransition(client, pool, previous, next);
+        actOnLostNodes(client, pool, previous, lost, lostInputs);
+        gauges.orphans(pool.getMetadata().getName(), next.getOrphans());
         gauges.record(pool.getMetadata().getName(), new PoolGauges.Observed(Conditions.isTrue(next.getConditions(), Conditions.READY),
                 nodes == null || nodes.getStatus() == null || nodes.getStatus().getDesiredNumberScheduled() == null ? 0
                         : nodes.getStatus().getDesiredNumberScheduled(),
@@ -266,6 +288,53 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         } catch (KubernetesClientException e) {
             LOG.debugf("cannot list LoopPoolNodes of %s: %s", pool.getMetadata().getName(), e.getMessage());
             return List.of();
+        }
+    }
+
+    /**
+     * A Warning Event per newly lost node (or changed reason), the gauges, and for nodes that are gone
+     * what LostNodeRelease plans. A failure is logged and retried at the next reconcile.
+     */
+    private void actOnLostNodes(KubernetesClient client, StoragePool pool, StoragePoolStatus previous, List<LostNode> lost,
+            Optional<LostNodeInputs> inputs) {
+        for (LostNode n : LostNodes.newlyLost(previous == null ? null : previous.getLostNodes(), lost)) {
+            PoolEvents.warning(client, pool, LostNodes.REASON, "node " + LostNodes.describe(n) + " does not serve the pool"
+                    + (LostNodes.NODE_DELETED.equals(n.getReason()) ? ": its Node object is deleted (spec.lostNodes: " + pool.getSpec().getLostNodes() + ")"
+                            : ": its node plugin's heartbeat is stale; waiting for it to come back"));
+        }
+        gauges.lostNodes(pool.getMetadata().getName(), lost);
+        if (inputs.isPresent() && lost.stream().anyMatch(n -> LostNodes.NODE_DELETED.equals(n.getReason()))) {
+            LostNodeInputs in = inputs.get();
+            try {
+                LostNodeRelease.apply(client, pool, LostNodeRelease.plan(pool, lost, in.volumes(), in.snapshots(), in.reports(),
+                        client.persistentVolumes().list().getItems()));
+            } catch (KubernetesClientException e) {
+                LOG.warnf("StoragePool %s: cannot list PersistentVolumes (%s): the claims of deleted nodes are released at a later reconcile",
+                        pool.getMetadata().getName(), e.getMessage());
+            }
+        }
+    }
+
+    /** What lost-node detection reads: the pool's LoopPoolNodes, Node names, the pool's LoopVolumes and LoopSnapshots. */
+    private record LostNodeInputs(List<LoopPoolNode> reports, Set<String> nodes, List<LoopVolume> volumes, List<LoopSnapshot> snapshots) {
+    }
+
+    /**
+     * Empty when any of them cannot be listed: then the last status is kept (a failed list must never make
+     * a node look silent or deleted).
+     */
+    private static Optional<LostNodeInputs> lostNodeInputs(KubernetesClient client, StoragePool pool) {
+        try {
+            String name = pool.getMetadata().getName();
+            List<LoopPoolNode> reports = client.resources(LoopPoolNode.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems();
+            Set<String> nodes = client.nodes().list().getItems().stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+            return Optional.of(new LostNodeInputs(reports, nodes,
+                    client.resources(LoopVolume.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems(),
+                    client.resources(LoopSnapshot.class).withLabel(HandoffNames.POOL_LABEL, name).list().getItems()));
+        } catch (KubernetesClientException e) {
+            LOG.warnf("StoragePool %s: cannot list LoopPoolNodes, Nodes, LoopVolumes or LoopSnapshots (%s): lost nodes not checked",
+                    pool.getMetadata().getName(), e.getMessage());
+            return Optional.empty();
         }
     }
 

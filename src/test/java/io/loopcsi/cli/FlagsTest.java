@@ -46,7 +46,8 @@ class FlagsTest {
                     new String[] { "--http-address", ":x", "--http-address: not HOST:PORT" }),
             "doctor", List.of(
                     new String[] { "--format", "yaml", "--format: 'yaml' is not one of table, json" },
-                    new String[] { "--capacity", "20GB", "--capacity: not a size" }));
+                    new String[] { "--capacity", "20GB", "--capacity: not a size" },
+                    new String[] { "--remove-orphan", "../etc/passwd", "--remove-orphan: not a volume or snapshot ID" }));
 
     @Test
     void aBadValueOfAnyFlagNamesTheFlagAndWhatWouldDo() {

@@ -250,6 +250,34 @@ class ApiVolumeProviderTest {
     }
 
     @Test
+    void deletingAVolumeOfANodeThatIsGoneSucceedsOnceItsNodeObjectIsDeleted() throws Exception {
+        client.nodes().resource(new io.fabric8.kubernetes.api.model.NodeBuilder().withNewMetadata().withName("node-a").endMetadata().build())
+                .create();
+        node("node-a", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-6", GI), on("node-a")));
+        String name = HandoffNames.object(POOL, Ids.volumeIdFor("pvc-6"));
+        LoopVolume lv = awaitObject(name);
+        lv.getMetadata().setFinalizers(List.of(HandoffNames.FINALIZER));
+        lv = client.resource(lv).update();
+        answerReady(lv, GI);
+        String id = call.get(10, TimeUnit.SECONDS).id();
+
+        // the node stops reporting, its Node object is still there: it may come back with the files, so the delete waits for it
+        node("node-a", 10 * GI, Instant.now().minusSeconds(600));
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> provider.deleteVolume(id));
+        assertEquals(Status.Code.UNAVAILABLE, e.getStatus().getCode());
+        assertNotNull(client.resources(LoopVolume.class).withName(name).get(), "kept while only silent");
+
+        // the Node object is deleted: nothing is left to free, the retried delete succeeds at once
+        client.nodes().withName("node-a").delete();
+        await(() -> client.nodes().withName("node-a").get() == null ? true : null);
+        long t0 = System.nanoTime();
+        provider.deleteVolume(id);
+        assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0) < 1900, "no wait for the node");
+        await(() -> client.resources(LoopVolume.class).withName(name).get() == null ? true : null);
+    }
+
+    @Test
     void expansionIsANewGenerationTheNodeAnswers() throws Exception {
         node("node-a", 10 * GI, Instant.now());
         CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-5", GI), on("node-a")));

@@ -137,6 +137,12 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
+    /** SIGKILL, as a machine that dies takes its processes with it; waits for the end. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

@@ -40,6 +40,7 @@ public final class Doctor {
             out.add(data.freeSpace(capacity));
             out.add(host.mkfsXfs(data.probeDir()));
         }
+        out.add(PoolOrphans.finding(dataDir));
         if (KubeletMounts.inPod(env)) {
             try {
                 out.add(KubeletMounts.check(Files.readAllLines(Path.of("/proc/self/mountinfo")), KubeletMounts.KUBELET_DIR));
@@ -97,6 +98,16 @@ public final class Doctor {
             return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc) + "\n";
         } catch (JsonProcessingException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code --remove-orphan ID}: deletes one image the node's audit lists as unclaimed; the exit status. */
+    public static int removeOrphan(Path dataDir, String id, PrintStream out) {
+        try {
+            return PoolOrphans.remove(dataDir.toAbsolutePath().normalize(), id, out);
+        } catch (IOException e) {
+            out.println("loopcsi: cannot remove " + id + ": " + e.getMessage());
+            return 1;
         }
     }
 

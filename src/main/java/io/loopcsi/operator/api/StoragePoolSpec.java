@@ -56,6 +56,16 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Monitoring extras: the Grafana dashboard ConfigMap.")
     private Monitoring monitoring = new Monitoring();
 
+    @JsonPropertyDescription("The pool's VolumeSnapshotClass (written where external-snapshotter's snapshot.storage.k8s.io API is served).")
+    private Snapshots snapshots = new Snapshots();
+
+    @JsonPropertyDescription("What to do about the claims of a node whose Node object was deleted (and whose node plugin is silent):"
+            + " Keep (default: report it, claims stay bound) or ReleaseClaims (delete the PersistentVolumeClaims and PersistentVolumes of"
+            + " its volumes so that their owners, e.g. StatefulSets, re-create them on other nodes; the data on that node is lost)."
+            + " A node that only stopped reporting is never acted on.")
+    @io.fabric8.generator.annotation.Default("Keep")
+    private LostNodePolicy lostNodes = LostNodePolicy.Keep;
+
     public String getBackingDir() {
         return backingDir;
     }
@@ -134,5 +144,21 @@ public class StoragePoolSpec {
 
     public void setMonitoring(Monitoring monitoring) {
         this.monitoring = monitoring;
+    }
+
+    public Snapshots getSnapshots() {
+        return snapshots;
+    }
+
+    public void setSnapshots(Snapshots snapshots) {
+        this.snapshots = snapshots;
+    }
+
+    public LostNodePolicy getLostNodes() {
+        return lostNodes;
+    }
+
+    public void setLostNodes(LostNodePolicy lostNodes) {
+        this.lostNodes = lostNodes;
     }
 }

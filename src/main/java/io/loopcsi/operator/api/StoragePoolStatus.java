@@ -37,6 +37,12 @@ public class StoragePoolStatus {
     private Integer volumes;
     @JsonPropertyDescription("The CSI driver name of the pool.")
     private String driverName;
+    @JsonPropertyDescription("Nodes that do not serve the pool: heartbeat stale (NotReporting), or Node object deleted too (NodeDeleted),"
+            + " each with its volumes.")
+    private List<LostNode> lostNodes = new ArrayList<>();
+    @JsonPropertyDescription("Orphans per node, from the nodes' disk audits: image files no LoopVolume/LoopSnapshot names (unclaimed) and"
+            + " objects whose files are gone (missing). Never deleted automatically.")
+    private List<NodeOrphans> orphans = new ArrayList<>();
 
     public Long getObservedGeneration() {
         return observedGeneration;
@@ -132,5 +138,21 @@ public class StoragePoolStatus {
 
     public void setDriverName(String driverName) {
         this.driverName = driverName;
+    }
+
+    public List<LostNode> getLostNodes() {
+        return lostNodes;
+    }
+
+    public void setLostNodes(List<LostNode> lostNodes) {
+        this.lostNodes = lostNodes;
+    }
+
+    public List<NodeOrphans> getOrphans() {
+        return orphans;
+    }
+
+    public void setOrphans(List<NodeOrphans> orphans) {
+        this.orphans = orphans;
     }
 }

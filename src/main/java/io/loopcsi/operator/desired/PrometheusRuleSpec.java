@@ -71,6 +71,19 @@ public final class PrometheusRuleSpec {
                         "Pool {{ $labels.pool }} has node pods that are not ready",
                         "Only {{ $value }} of pool {{ $labels.pool }}'s node pods are ready; pods on the other nodes cannot get "
                                 + "or mount its volumes (kubectl get storagepool {{ $labels.pool }})."),
+                alert("LoopcsiNodeLost", "warning", "5m",
+                        "loopcsi_pool_lost_node_volumes{" + p + "} >= 0",
+                        "Node {{ $labels.node }} does not serve pool {{ $labels.pool }} ({{ $labels.reason }})",
+                        "The node plugin of pool {{ $labels.pool }} on node {{ $labels.node }} has stopped reporting ({{ $labels.reason }});"
+                                + " its {{ $value }} volume(s) cannot be staged, expanded or deleted, and pods bound to them stay Pending"
+                                + " (kubectl describe storagepool {{ $labels.pool }})."),
+                alert("LoopcsiOrphans", "warning", "30m",
+                        "loopcsi_pool_orphans{" + p + "} > 0",
+                        "Pool {{ $labels.pool }} has {{ $labels.kind }} orphans on node {{ $labels.node }}",
+                        "{{ $value }} {{ $labels.kind }} orphan(s) of pool {{ $labels.pool }} on node {{ $labels.node }}: unclaimed are image"
+                                + " files no LoopVolume or LoopSnapshot names (they take space and are never deleted by loopcsi), missing"
+                                + " are objects whose files are gone (their data is lost); kubectl get storagepool {{ $labels.pool }}"
+                                + " -o jsonpath='{.status.orphans}' names them."),
                 alert("LoopcsiReconcileFailing", "warning", "15m",
                         "loopcsi_pool_reconcile_failing{" + p + "} == 1",
                         "The operator cannot roll out pool {{ $labels.pool }}",

@@ -7,6 +7,7 @@ import java.util.List;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.operator.api.LostNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 
@@ -22,7 +23,12 @@ public final class PoolStatus {
      * {@code poolNodes} are the nodes' own reports (LoopPoolNode) of their part of the pool.
      */
     public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
-            List<LoopPoolNode> poolNodes, List<String> unsupportedNodes) {
+            List<LoopPoolNode> poolNodes, List<String> unsupportedNodes, List<LostNode> lostNodes) {
+
+        public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
+                List<LoopPoolNode> poolNodes, List<String> unsupportedNodes) {
+            this(controller, nodes, volumes, problemReason, problem, poolNodes, unsupportedNodes, List.of());
+        }
 
         public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem) {
             this(controller, nodes, volumes, problemReason, problem, List.of());
@@ -76,6 +82,7 @@ public final class PoolStatus {
             s.setReportingNodes(reporting.size());
         }
 
+        List<LostNode> lost = o.lostNodes() == null ? List.of() : o.lostNodes();
         List<io.fabric8.kubernetes.api.model.Condition> c = previous == null ? List.of() : previous.getConditions();
         if (o.problem() != null) {
             c = Conditions.set(c, Conditions.READY, false, o.problemReason(), o.problem(), gen, now);
@@ -90,10 +97,18 @@ public final class PoolStatus {
             c = Conditions.set(c, Conditions.PROGRESSING, !allReady, allReady ? "RolloutComplete" : "RollingOut",
                     allReady ? "every component is up to date and ready" : "objects applied; waiting for pods: " + where, gen, now);
             List<String> unsupported = o.unsupportedNodes() == null ? List.of() : o.unsupportedNodes();
-            c = unsupported.isEmpty() ? Conditions.set(c, Conditions.DEGRADED, false, "AsExpected", "no conflict, every object applied", gen, now)
-                    : Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
-                            + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
+            if (!unsupported.isEmpty()) {
+                c = Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
+                        + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
+            } else if (!lost.isEmpty()) {
+                c = Conditions.set(c, Conditions.DEGRADED, true, LostNodes.REASON, LostNodes.message(lost, String.valueOf(pool.getSpec().getLostNodes())),
+                        gen, now);
+            } else {
+                c = Conditions.set(c, Conditions.DEGRADED, false, "AsExpected", "no conflict, every object applied", gen, now);
+            }
         }
+        s.setLostNodes(lost);
+        s.setOrphans(Orphans.of(o.poolNodes() == null ? List.of() : o.poolNodes()));
         s.setConditions(c);
         return s;
     }

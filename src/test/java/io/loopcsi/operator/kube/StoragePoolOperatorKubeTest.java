@@ -436,6 +436,85 @@ public class StoragePoolOperatorKubeTest {
         }
     }
 
+    /** external-snapshotter's CRDs as released for Kubernetes 1.20 (v4.0.0: v1 and v1beta1 served, v1beta1 stored). */
+    static final Path SNAPSHOT_CRDS_V4 = Path.of("../shared/data/sidecars/external-snapshotter-v4.0.0/client/config/crd");
+
+    @Test
+    @Order(8)
+    void aPoolGetsItsVolumeSnapshotClassInTheServedVersionAndNeverTakesOneOver() throws Exception {
+        assumeTrue(Files.isDirectory(SNAPSHOT_CRDS_V4), "external-snapshotter's CRDs in " + SNAPSHOT_CRDS_V4);
+        String v1beta1 = "snapshot.storage.k8s.io/v1beta1";
+        String v1 = "snapshot.storage.k8s.io/v1";
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: snap}
+                spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi-snap}
+                """);
+        StoragePool pool = await("pool without snapshot API reconciled", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("snap").get();
+            return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.DEGRADED)
+                    .map(c -> "False".equals(c.getStatus())).orElse(false) ? x : null;
+        });
+        assertTrue(io.loopcsi.operator.SnapshotApiDiscovery.servedVersion(admin).isEmpty(), "no snapshot CRDs yet: nothing to write, no problem");
+
+        // the classes CRD of an older external-snapshotter: only v1beta1 served
+        String classesCrd = Files.readString(SNAPSHOT_CRDS_V4.resolve("snapshot.storage.k8s.io_volumesnapshotclasses.yaml"));
+        String onlyBeta = classesCrd.replace("    served: true\n    storage: false", "    served: false\n    storage: false");
+        assertNotEquals(classesCrd, onlyBeta, "the v1 entry of the CRD found");
+        Kubectl.apply(onlyBeta);
+        var beta = await("class written as v1beta1", () -> admin.genericKubernetesResources(v1beta1, "VolumeSnapshotClass")
+                .withName("snap-snapshots").get());
+        assertEquals("snap.loopcsi.io", beta.getAdditionalProperties().get("driver"));
+        assertEquals("Delete", beta.getAdditionalProperties().get("deletionPolicy"));
+        assertOwned(beta.getMetadata().getOwnerReferences(), pool.getMetadata().getUid());
+        assertNull(beta.getMetadata().getAnnotations() == null ? null
+                : beta.getMetadata().getAnnotations().get("snapshot.storage.k8s.io/is-default-class"));
+
+        // external-snapshotter v4.0.0's CRDs as released: v1 is served, and the operator writes v1 from then on
+        Kubectl.ok("apply", "-f", SNAPSHOT_CRDS_V4.toString());
+        await("v1 served", () -> io.loopcsi.operator.SnapshotApiDiscovery.servedVersion(admin).filter("v1"::equals).isPresent());
+        Kubectl.ok("patch", "storagepool", "snap", "--type", "merge", "-p", "{\"spec\": {\"snapshots\": {\"defaultClass\": true}}}");
+        var def = await("the default class, applied in v1", () -> {
+            var c = admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("snap-snapshots").get();
+            return c.getMetadata().getAnnotations() != null && "true".equals(c.getMetadata().getAnnotations()
+                    .get("snapshot.storage.k8s.io/is-default-class")) ? c : null;
+        });
+        assertTrue(def.getMetadata().getManagedFields().stream().anyMatch(m -> "loopcsi-operator".equals(m.getManager())
+                && v1.equals(m.getApiVersion())), "applied through v1: " + def.getMetadata().getManagedFields());
+        Kubectl.ok("get", "volumesnapshotclass", "snap-snapshots"); // what a user sees
+
+        // a class of the wanted name that the pool does not own: NameConflict, theirs untouched
+        Kubectl.apply("""
+                apiVersion: snapshot.storage.k8s.io/v1
+                kind: VolumeSnapshotClass
+                metadata: {name: their-snaps}
+                driver: someone.else.io
+                deletionPolicy: Retain
+                """);
+        Kubectl.ok("patch", "storagepool", "snap", "--type", "merge", "-p", "{\"spec\": {\"snapshots\": {\"className\": \"their-snaps\"}}}");
+        StoragePool conflict = await("NameConflict for the snapshot class", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("snap").get();
+            return Conditions.find(x.getStatus().getConditions(), Conditions.READY).map(c -> "NameConflict".equals(c.getReason())).orElse(false)
+                    ? x : null;
+        });
+        String message = Conditions.find(conflict.getStatus().getConditions(), Conditions.READY).orElseThrow().getMessage();
+        assertTrue(message.contains("VolumeSnapshotClass their-snaps"), message);
+        var theirs = admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("their-snaps").get();
+        assertEquals("someone.else.io", theirs.getAdditionalProperties().get("driver"));
+        assertEquals("Retain", theirs.getAdditionalProperties().get("deletionPolicy"));
+        assertTrue(theirs.getMetadata().getOwnerReferences() == null || theirs.getMetadata().getOwnerReferences().isEmpty());
+
+        // renamed: the new class is written and the pool's old one goes
+        Kubectl.ok("patch", "storagepool", "snap", "--type", "merge", "-p", "{\"spec\": {\"snapshots\": {\"className\": \"snap-copies\"}}}");
+        await("renamed class", () -> admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("snap-copies").get());
+        await("the old name removed", () -> admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("snap-snapshots").get() == null);
+
+        Kubectl.ok("delete", "storagepool", "snap");
+        await("the class goes with the pool", () -> admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("snap-copies").get() == null);
+        assertNotNull(admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("their-snaps").get(), "theirs is left alone");
+    }
+
     static void assertOwned(List<OwnerReference> refs, String uid) {
         assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
     }

@@ -1,0 +1,61 @@
+package io.loopcsi.engine;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * The node role's last disk audit, kept in the pool directory ({@code orphans.json}) so that
+ * {@code loopcsi doctor --data-dir} lists it without the API: {@code unclaimed} are volume and
+ * snapshot IDs whose files are in the pool but that no LoopVolume/LoopSnapshot names; {@code missing}
+ * are the names of objects whose files are gone. Written atomically (temp file, fsync, rename) when it
+ * changes; never read by the engine (the files themselves are the truth).
+ *
+ * @param since when the node process found this list (RFC 3339)
+ */
+public record OrphanList(String pool, String node, String since, List<String> unclaimed, List<String> missing) {
+
+    public static final String FILE = "orphans.json";
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    public boolean isEmpty() {
+        return unclaimed.isEmpty() && missing.isEmpty();
+    }
+
+    public void write(Path poolDir) {
+        Path target = poolDir.resolve(FILE);
+        Path tmp = poolDir.resolve(FILE + ".tmp");
+        try {
+            Files.deleteIfExists(tmp);
+            PoolModes.createPrivateFile(tmp);
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(this));
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+                ch.force(true);
+            }
+            PoolDirectory.rename(tmp, target);
+        } catch (IOException e) {
+            throw EngineException.internal("cannot write " + target + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The list in the pool directory; empty when no node role ever wrote one there. */
+    public static Optional<OrphanList> read(Path poolDir) throws IOException {
+        try {
+            return Optional.of(JSON.readValue(Files.readAllBytes(poolDir.resolve(FILE)), OrphanList.class));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+}

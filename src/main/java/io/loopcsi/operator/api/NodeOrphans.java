@@ -1,0 +1,73 @@
+package io.loopcsi.operator.api;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/** One node's orphans, as its node plugin last reported them (LoopPoolNode status). */
+public class NodeOrphans {
+
+    @JsonPropertyDescription("The node.")
+    private String node;
+    @JsonPropertyDescription("Volume and snapshot IDs whose files are in the pool directory but that no LoopVolume/LoopSnapshot names"
+            + " (kept; loopcsi doctor --data-dir DIR --remove-orphan ID removes one on purpose).")
+    private Integer unclaimed;
+    @JsonPropertyDescription("LoopVolumes/LoopSnapshots whose files are gone from the node (their data is lost).")
+    private Integer missing;
+    @JsonPropertyDescription("The first unclaimed IDs.")
+    private List<String> unclaimedIds = new ArrayList<>();
+    @JsonPropertyDescription("The first objects whose files are gone.")
+    private List<String> missingObjects = new ArrayList<>();
+
+    public NodeOrphans() {
+    }
+
+    public NodeOrphans(String node, int unclaimed, int missing, List<String> unclaimedIds, List<String> missingObjects) {
+        this.node = node;
+        this.unclaimed = unclaimed;
+        this.missing = missing;
+        this.unclaimedIds = unclaimedIds;
+        this.missingObjects = missingObjects;
+    }
+
+    public String getNode() {
+        return node;
+    }
+
+    public void setNode(String node) {
+        this.node = node;
+    }
+
+    public Integer getUnclaimed() {
+        return unclaimed;
+    }
+
+    public void setUnclaimed(Integer unclaimed) {
+        this.unclaimed = unclaimed;
+    }
+
+    public Integer getMissing() {
+        return missing;
+    }
+
+    public void setMissing(Integer missing) {
+        this.missing = missing;
+    }
+
+    public List<String> getUnclaimedIds() {
+        return unclaimedIds;
+    }
+
+    public void setUnclaimedIds(List<String> unclaimedIds) {
+        this.unclaimedIds = unclaimedIds;
+    }
+
+    public List<String> getMissingObjects() {
+        return missingObjects;
+    }
+
+    public void setMissingObjects(List<String> missingObjects) {
+        this.missingObjects = missingObjects;
+    }
+}
