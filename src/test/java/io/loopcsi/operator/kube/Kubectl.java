@@ -54,40 +54,32 @@ public final class Kubectl {
     }
 
     public static String apply(String yaml) {
-        try {
-            Path f = Files.createTempFile("manifest", ".yaml");
-            Files.writeString(f, yaml);
-            try {
-                return ok("apply", "-f", f.toString());
-            } finally {
-                Files.deleteIfExists(f);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return checked("apply", onFile("apply", yaml));
     }
 
     /** kubectl create: for objects named by generateName, which apply cannot make. */
     public static String create(String yaml) {
-        try {
-            Path f = Files.createTempFile("manifest", ".yaml");
-            Files.writeString(f, yaml);
-            try {
-                return ok("create", "-f", f.toString());
-            } finally {
-                Files.deleteIfExists(f);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return checked("create", onFile("create", yaml));
     }
 
     public static Result tryApply(String yaml) {
+        return onFile("apply", yaml);
+    }
+
+    private static String checked(String verb, Result r) {
+        if (r.exit() != 0) {
+            throw new AssertionError("kubectl " + verb + " -f exited " + r.exit() + ": " + r.out());
+        }
+        return r.out();
+    }
+
+    /** kubectl VERB -f FILE, the manifest written to a temporary file. */
+    private static Result onFile(String verb, String yaml) {
         try {
             Path f = Files.createTempFile("manifest", ".yaml");
             Files.writeString(f, yaml);
             try {
-                return run("apply", "-f", f.toString());
+                return run(verb, "-f", f.toString());
             } finally {
                 Files.deleteIfExists(f);
             }
