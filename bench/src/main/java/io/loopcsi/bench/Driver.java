@@ -51,6 +51,8 @@ final class Driver implements AutoCloseable {
             env.remove("JAVA_HOME");
         }
         env.put("JAVA_OPTS", javaOpts == null ? "" : javaOpts);
+        // the JVM options say which archive, if any: never the launcher's own as well
+        env.put("LOOPCSI_CDS", "off");
         String app = System.getenv("BENCH_APP");
         if (app != null && !app.isBlank()) {
             env.put("LOOPCSI_APP", Path.of(app).toAbsolutePath().toString()); // a saved build, e.g. the one before a change
