@@ -9,6 +9,8 @@ import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
+import io.quarkus.runtime.ShutdownEvent;
+
 /**
  * The launcher's proof that a recording start served: when it records a class-data archive or AOT
  * cache (the first start after a build, see the launcher script {@code loopcsi}), it names a file in
@@ -22,6 +24,9 @@ public class TrainingMark {
     private static final Logger LOG = Logger.getLogger(TrainingMark.class);
     static final String ENV = "LOOPCSI_TRAINING_MARK";
 
+    /** Whether this process marked its start: its JVM then writes the archive at exit. */
+    private volatile boolean marked;
+
     void onServing(@Observes ServingStarted ev) {
         String mark = System.getenv(ENV);
         if (mark == null || mark.isBlank()) {
@@ -29,10 +34,17 @@ public class TrainingMark {
         }
         try {
             Files.write(Path.of(mark), new byte[0]);
-            // the JVM writes the archive when it exits, which makes this one exit slower (seconds for a JDK 25 AOT cache)
-            LOG.infof("first start of this build: the class-data archive for later starts is written when this process exits");
+            marked = true;
+            LOG.info("first start of this build: the class-data archive for later starts is written when this process exits");
         } catch (IOException e) {
             LOG.debugf("cannot mark %s: %s (the launcher records the archive again at the next start)", mark, e);
+        }
+    }
+
+    void onStop(@Observes ShutdownEvent ev) {
+        if (marked) {
+            // the JVM writes it after the shutdown: 10-20 s on a loaded machine, once per build (docs/performance.md)
+            LOG.info("writing the class-data archive for later starts: this exit takes longer, once per build");
         }
     }
 }
