@@ -43,7 +43,7 @@ public class TrainingMark {
 
     void onStop(@Observes ShutdownEvent ev) {
         if (marked) {
-            // the JVM writes it after the shutdown: 10-20 s on a loaded machine, once per build (docs/performance.md)
+            // the JVM writes it after the shutdown: 2-20 s, once per build (docs/performance.md)
             LOG.info("writing the class-data archive for later starts: this exit takes longer, once per build");
         }
     }
