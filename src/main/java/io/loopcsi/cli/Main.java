@@ -264,7 +264,7 @@ public class Main {
 
     /**
      * Runs once Quarkus has started, every server listening on its private path: publishes each
-     * socket (0600) under its public name, then serves until asked to stop.
+     * socket (0600) under its public name, fires {@link ServingStarted}, then serves until asked to stop.
      */
     public static class Serving implements QuarkusApplication {
 
@@ -290,6 +290,7 @@ public class Main {
                     return 1;
                 }
             }
+            io.quarkus.arc.Arc.container().beanManager().getEvent().select(ServingStarted.class).fire(new ServingStarted());
             Quarkus.waitForExit();
             // stopping: new clients find no socket (in-flight calls keep their connections)
             SOCKETS.forEach(PrivateSocket::unpublish);

@@ -6,11 +6,10 @@ import java.nio.file.Path;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
-import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Singleton;
 
-import io.loopcsi.controller.ApiVolumeProvider;
 import io.loopcsi.engine.CommandRunner;
 import io.loopcsi.engine.FailPoints;
 import io.loopcsi.engine.Filesystems;
@@ -22,9 +21,11 @@ import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.ThickAllocation;
 import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeLocks;
-import io.loopcsi.engine.VolumeProvider;
 
-/** Wires the local volume engine (standalone role) from the driver's configuration. */
+/**
+ * Wires the local volume engine (standalone and node roles) from the driver's configuration.
+ * Which provider a role's CSI services get is decided above this package (roles.VolumeProviders).
+ */
 @ApplicationScoped
 public class EngineBeans {
 
@@ -61,22 +62,17 @@ public class EngineBeans {
     }
 
     /**
-     * Application-scoped (a lazy proxy): the engine, and its recovery of the pool directory, is
-     * made at the first CSI call, so that a role serving no CSI (operator) never touches a pool.
+     * The local engine over the pool directory, recovered (what interrupted operations left is
+     * removed) before it is handed out. Typed as VolumeEngine only, so that it is not a second
+     * VolumeProvider bean; made only when a role asks for it (the controller and operator roles never do).
      */
     @Produces
-    @ApplicationScoped
-    VolumeProvider provider(DriverConfig config, Instance<PoolDirectory> pools, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
-            Instance<ApiVolumeProvider> api, Instance<ThickAllocation> thick) {
-        if (config.role().equals("operator")) {
-            throw new IllegalStateException("the operator role serves no CSI volumes");
-        }
-        if (config.role().equals("controller")) {
-            return api.get(); // volumes are made by the nodes, through LoopVolume objects: no pool directory here
-        }
-        PoolDirectory pool = pools.get();
+    @Singleton
+    @Typed(VolumeEngine.class)
+    VolumeEngine engine(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
+            ThickAllocation thick) {
         VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
-                new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick.get());
+                new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick);
         engine.recover();
         return engine;
     }

@@ -8,6 +8,7 @@ import jakarta.interceptor.Interceptor;
 
 import org.jboss.logging.Logger;
 
+import io.loopcsi.cli.ServingStarted;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.engine.Sizes;
@@ -15,25 +16,46 @@ import io.loopcsi.engine.VolumeProvider;
 import io.quarkus.runtime.StartupEvent;
 
 /**
- * Says at start which endpoint and node this process serves and what the pool holds (building the
- * engine also recovers it). It runs after {@link CsiServer} has bound, and claims no more than that:
- * a unix socket is reachable once the launcher has published it ("socket ... published").
+ * Recovers the pool before anything is served, and says once serving has begun which endpoint and
+ * node this process serves and what the pool holds.
+ *
+ * <p>Recovery (building the engine) stays before the socket is published: it removes the temp files
+ * and uncommitted images of interrupted operations, which a call served meanwhile could be making.
+ * The summary reads every volume's metadata and measures the pool's capacity (one {@code stat} over
+ * every image): with a large pool that is seconds, and no call needs it, so it runs after the sockets
+ * are published (on {@link ServingStarted}, which the launcher fires) instead of before the first Probe.
  */
 @Singleton
 public class StartupLog {
 
     private static final Logger LOG = Logger.getLogger(StartupLog.class);
 
-    void onStart(@Observes @Priority(Interceptor.Priority.APPLICATION + 900) StartupEvent ev, DriverConfig config, Instance<VolumeProvider> providers, Instance<PoolDirectory> pools) {
-        if (config.role().equals("operator") || config.role().equals("controller")) {
-            return; // no pool on this machine (looked up lazily: never made): those roles say what they do themselves
+    void onStart(@Observes @Priority(Interceptor.Priority.APPLICATION + 900) StartupEvent ev, DriverConfig config, Instance<VolumeProvider> providers) {
+        if (hasPool(config)) {
+            providers.get().nodeId(); // makes the engine, which recovers the pool directory
         }
-        VolumeProvider provider = providers.get();
-        PoolDirectory pool = pools.get();
-        PoolCapacity c = provider.capacity();
-        LOG.infof("loopcsi %s, CSI endpoint %s, node %s: pool %s, %d volumes, %d snapshots, %s of %s allocated, %s available",
-                config.driverName(), config.endpoint().orElse("(test endpoint)"), provider.nodeId(), pool.root(),
-                provider.volumes().size(), provider.snapshots().size(), Sizes.format(c.allocatedBytes()), Sizes.format(c.totalBytes()),
-                Sizes.format(c.availableBytes()));
+    }
+
+    void onServing(@Observes ServingStarted ev, DriverConfig config, Instance<VolumeProvider> providers, Instance<PoolDirectory> pools) {
+        if (!hasPool(config)) {
+            return; // those roles say what they do themselves
+        }
+        try {
+            VolumeProvider provider = providers.get();
+            PoolDirectory pool = pools.get();
+            PoolCapacity c = provider.capacity();
+            LOG.infof("loopcsi %s, CSI endpoint %s, node %s: pool %s, %d volumes, %d snapshots, %s of %s allocated, %s available",
+                    config.driverName(), config.endpoint().orElse("(test endpoint)"), provider.nodeId(), pool.root(),
+                    provider.volumes().size(), provider.snapshots().size(), Sizes.format(c.allocatedBytes()), Sizes.format(c.totalBytes()),
+                    Sizes.format(c.availableBytes()));
+        } catch (RuntimeException e) {
+            // a report only: the calls that need the pool answer with their own errors
+            LOG.warnf("cannot summarise the pool: %s", e.getMessage());
+        }
+    }
+
+    /** The roles with a pool on this machine (the others never make one: looked up lazily). */
+    private static boolean hasPool(DriverConfig config) {
+        return !config.role().equals("operator") && !config.role().equals("controller");
     }
 }

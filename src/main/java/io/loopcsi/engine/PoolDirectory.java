@@ -61,8 +61,14 @@ public class PoolDirectory {
     private final Path volumes;
     private final Path snapshots;
     private final Path groups;
-    private final ObjectMapper json = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    /**
+     * Jackson, made at the first metadata read or write rather than with the pool: a driver's start
+     * (lock, recovery, serving Probe) reads no metadata, and Jackson is ~350 classes to load.
+     */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    }
+
     private final Index<VolumeMeta> volumeIndex;
     private final Index<SnapshotMeta> snapshotIndex;
     private final Index<GroupSnapshotMeta> groupIndex;
@@ -328,7 +334,7 @@ public class PoolDirectory {
     private <T> void writeAtomically(Path target, T value) {
         Path tmp = target.resolveSibling(target.getFileName() + TMP);
         try {
-            byte[] bytes = json.writerWithDefaultPrettyPrinter().writeValueAsBytes(value);
+            byte[] bytes = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(value);
             PoolModes.createPrivateFile(tmp);
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
                 ByteBuffer buf = ByteBuffer.wrap(bytes);
@@ -350,7 +356,7 @@ public class PoolDirectory {
 
     private <T> Optional<T> read(Path file, Class<T> type) {
         try {
-            return Optional.of(json.readValue(Files.readAllBytes(file), type));
+            return Optional.of(Json.MAPPER.readValue(Files.readAllBytes(file), type));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

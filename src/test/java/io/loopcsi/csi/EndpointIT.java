@@ -49,6 +49,24 @@ class EndpointIT {
         }
     }
 
+    /**
+     * The pool's summary (every volume's metadata read, the capacity measured) is not on the path to
+     * the first call: it is logged after the socket is published.
+     */
+    @Test
+    void thePoolSummaryComesAfterTheSocketIsPublished() throws Exception {
+        try (DriverProcess driver = DriverProcess.start(dir)) {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!driver.log().contains(" volumes, ") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            String log = driver.log();
+            int published = log.indexOf("socket " + driver.socket + " published");
+            int summary = log.indexOf("0 volumes, 0 snapshots");
+            assertTrue(published >= 0 && summary > published, "published, then the summary:\n" + log);
+        }
+    }
+
     @Test
     void tcpKeepsWorking() throws Exception {
         int port;

@@ -146,6 +146,32 @@ public final class Bench {
             startMode(dir, "jdk25+aotcache", jdk25, "-XX:AOTCache=" + dir.resolve("app25.aot"),
                     "-XX:AOTCacheOutput=" + dir.resolve("app25.aot"));
         }
+        launcherMode(dir, "jdk17+launcher", null);
+        if (!jdk25.equals("none") && Files.isExecutable(Path.of(jdk25, "bin/java"))) {
+            launcherMode(dir, "jdk25+launcher", jdk25);
+        }
+    }
+
+    /**
+     * The launcher's own archive, as a developer gets it (./loopcsi: dynamic AppCDS on JDK 17, the AOT
+     * cache on JDK 25): every roles-* archive of the application is removed, a first start that
+     * serves records one (SIGTERM: the JVM writes it), the next start publishes it; then the measured starts.
+     */
+    void launcherMode(Path dir, String mode, String javaHome) throws Exception {
+        String app = System.getenv("BENCH_APP");
+        Path appDir = (app == null || app.isBlank() ? project.resolve("target/quarkus-app") : Path.of(app)).toAbsolutePath();
+        try (java.nio.file.DirectoryStream<Path> old = Files.newDirectoryStream(appDir, "roles-*")) {
+            for (Path p : old) {
+                Files.delete(p);
+            }
+        }
+        for (String step : List.of("record", "publish")) {
+            Path t = Files.createDirectories(dir.resolve(mode + "-" + step));
+            try (Driver d = Driver.start(launcher, t, javaHome, "", "driver.log", true)) {
+                d.terminate();
+            }
+        }
+        measure(dir, mode, javaHome, "", true);
     }
 
     void startMode(Path dir, String mode, String javaHome, String opts, String trainingOpts) throws Exception {
@@ -162,11 +188,16 @@ public final class Bench {
                 d.terminate();
             }
         }
+        measure(dir, mode, javaHome, opts, false);
+    }
+
+    /** BENCH_STARTS starts of one mode, each on a new socket and an empty pool: the rows of that mode. */
+    void measure(Path dir, String mode, String javaHome, String opts, boolean launcherArchive) throws Exception {
         double[] ms = new double[starts];
         double[] rss = new double[starts];
         for (int i = 0; i < starts; i++) {
             Path s = Files.createDirectories(dir.resolve(mode + "-" + i));
-            try (Driver d = Driver.start(launcher, s, javaHome, opts, "driver.log")) {
+            try (Driver d = Driver.start(launcher, s, javaHome, opts, "driver.log", launcherArchive)) {
                 ms[i] = d.readyNanos / 1e6;
                 rss[i] = d.rssKib()[0] / 1024.0;
                 if (i == 0 && !opts.isEmpty() && d.log().contains("Unable to use")) {

@@ -38,6 +38,12 @@ final class Driver implements AutoCloseable {
 
     /** Starts the driver on dir/pool, serving dir/csi.sock, and waits for its first successful Probe. */
     static Driver start(Path launcher, Path dir, String javaHome, String javaOpts, String logName) throws Exception {
+        return start(launcher, dir, javaHome, javaOpts, logName, false);
+    }
+
+    /** launcherArchive: the launcher's own class-data archive (LOOPCSI_CDS on), else only what javaOpts name. */
+    static Driver start(Path launcher, Path dir, String javaHome, String javaOpts, String logName, boolean launcherArchive)
+            throws Exception {
         Path socket = dir.resolve("csi.sock");
         Path log = dir.resolve(logName);
         List<String> cmd = new ArrayList<>(List.of(launcher.toString(), "standalone", "--endpoint", "unix://" + socket,
@@ -51,6 +57,8 @@ final class Driver implements AutoCloseable {
             env.remove("JAVA_HOME");
         }
         env.put("JAVA_OPTS", javaOpts == null ? "" : javaOpts);
+        // the JVM options say which archive, if any, unless the launcher's own is what is measured
+        env.put("LOOPCSI_CDS", launcherArchive ? "on" : "off");
         String app = System.getenv("BENCH_APP");
         if (app != null && !app.isBlank()) {
             env.put("LOOPCSI_APP", Path.of(app).toAbsolutePath().toString()); // a saved build, e.g. the one before a change
