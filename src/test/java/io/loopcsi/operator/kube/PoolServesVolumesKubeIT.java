@@ -417,8 +417,11 @@ class PoolServesVolumesKubeIT {
                     () -> c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build()));
             assertEquals(Status.Code.FAILED_PRECONDITION, busy.getStatus().getCode());
             assertTrue(Files.exists(image));
-            n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id).setTargetPath(target.toString()).build());
-            n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(staging.toString()).build());
+            // the node's hand-off of the refused delete may hold the volume a moment: ABORTED, retried as kubelet retries
+            asKubeletDoes(() -> n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                    .setTargetPath(target.toString()).build()));
+            asKubeletDoes(() -> n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                    .setStagingTargetPath(staging.toString()).build()));
             // ...and once unused, the retried delete removes the backing file
             deleteAsTheProvisionerDoes(c, id);
             assertFalse(Files.exists(image), "the backing file is gone");
@@ -574,11 +577,30 @@ class PoolServesVolumesKubeIT {
         return target;
     }
 
-    static void unmount(CsiClient n, Path kubelet, String id) {
-        n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
-                .setTargetPath(kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount").toString()).build());
-        n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
-                .setStagingTargetPath(kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount").toString()).build());
+    static void unmount(CsiClient n, Path kubelet, String id) throws InterruptedException {
+        asKubeletDoes(() -> n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                .setTargetPath(kubelet.resolve("pods/p-" + id + "/volumes/kubernetes.io~csi/" + id + "/mount").toString()).build()));
+        asKubeletDoes(() -> n.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                .setStagingTargetPath(kubelet.resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount").toString()).build()));
+    }
+
+    /**
+     * A node call retried while the volume is busy with another operation (ABORTED, the spec's
+     * "operation pending for volume"), as kubelet retries every failed volume operation with back-off.
+     */
+    static void asKubeletDoes(Runnable call) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                call.run();
+                return;
+            } catch (StatusRuntimeException e) {
+                if (e.getStatus().getCode() != Status.Code.ABORTED || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(500);
+            }
+        }
     }
 
     @Test
