@@ -126,7 +126,7 @@ public class NodeVolumes {
                     users.add(e.mountPoint());
                 }
             }
-            users.addAll(blockBindsOf(table, devicesOf(image)));
+            users.addAll(blockBindsOf(table, loops.findAll(image)));
             if (!users.isEmpty()) {
                 throw EngineException.precondition("volume " + volumeId + " is still published at " + String.join(", ", users)
                         + "; unpublish it first");
@@ -137,7 +137,7 @@ public class NodeVolumes {
                 }
                 mounter.unmount(staging);
             }
-            for (String d : devicesOf(image)) {
+            for (String d : loops.findAll(image)) {
                 if (!d.equals(dev.get())) {
                     loops.detach(d); // a read-only companion no target is bound to (a publish interrupted before its bind)
                 }
@@ -203,13 +203,14 @@ public class NodeVolumes {
     private void publishBlock(VolumeMeta v, String dev, MountTable table, Optional<MountTable.Entry> existing, Path target,
             List<String> flags, boolean readOnly, boolean singleWriter) {
         Path image = pool.volumeImage(v.id());
+        List<String> devs = loops.findAll(image);
         if (existing.isPresent()) {
-            boolean ours = devicesOf(image).stream().anyMatch(d -> Mounter.rdev(target) == Mounter.rdev(Path.of(d)));
-            requireSame(existing.get(), ours, readOnly, v.id(), target);
+            long at = Mounter.rdev(target);
+            requireSame(existing.get(), devs.stream().anyMatch(d -> Mounter.rdev(Path.of(d)) == at), readOnly, v.id(), target);
             return;
         }
         if (singleWriter) {
-            requireNoOtherTarget(v.id(), blockBindsOf(table, devicesOf(image)), target);
+            requireNoOtherTarget(v.id(), blockBindsOf(table, devs), target);
         }
         createFile(target);
         String source = dev;
@@ -231,11 +232,6 @@ public class NodeVolumes {
         if (companion.isPresent() && blockBindsOf(table, List.of(companion.get())).isEmpty()) {
             loops.detach(companion.get());
         }
-    }
-
-    /** The volume's devices: its own and, for a block volume, a read-only companion. */
-    private List<String> devicesOf(Path image) {
-        return loops.findAll(image);
     }
 
     private static void requireNoOtherTarget(String volumeId, List<String> published, Path target) {
@@ -264,7 +260,7 @@ public class NodeVolumes {
                 return;
             }
             Path image = pool.volumeImage(volumeId);
-            List<String> devs = devicesOf(image);
+            List<String> devs = loops.findAll(image);
             if (at.isPresent()) {
                 boolean ours = devs.stream().anyMatch(d -> at.get().majorMinor().equals(Mounter.majorMinor(Path.of(d)))
                         || Mounter.rdev(target) == Mounter.rdev(Path.of(d)));
@@ -303,7 +299,7 @@ public class NodeVolumes {
                 + " is not staged on this node (no loop device holds " + image + "), so it is not at " + volumePath));
         if (v.mode() == VolumeMode.BLOCK) {
             long at = Mounter.rdev(volumePath);
-            if (devicesOf(image).stream().noneMatch(d -> Mounter.rdev(Path.of(d)) == at)) {
+            if (loops.findAll(image).stream().noneMatch(d -> Mounter.rdev(Path.of(d)) == at)) {
                 throw EngineException.notFound("volume " + volumeId + " is not at " + volumePath + ": its device is " + dev);
             }
             return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, thick.condition(v));
