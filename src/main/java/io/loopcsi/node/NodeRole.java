@@ -91,9 +91,11 @@ public class NodeRole {
         running.add(snapshots);
         running.add(groups);
         try {
-            volumes.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
-            snapshots.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
-            groups.start().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            // the three lists at once: they are on the path to the first Probe (the socket is published
+            // after start-up), and each is a round trip to the API server (#25, the node's restart)
+            var listed = java.util.concurrent.CompletableFuture.allOf(volumes.start().toCompletableFuture(),
+                    snapshots.start().toCompletableFuture(), groups.start().toCompletableFuture());
+            listed.get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IllegalStateException("cannot list the LoopVolumes/LoopSnapshots/LoopGroupSnapshots of node " + node + " in pool " + pool
                     + ": " + e, e);

@@ -87,6 +87,7 @@ class ProductOnNodeE2E {
             System.out.println("SKIPPED ProductOnNodeE2E: no test node (LOOPCSI_E2E=1 and KUBECONFIG unset); run `make e2e`");
         }
         assumeTrue(configured, "no test node: run `make e2e`");
+        Files.deleteIfExists(Path.of("target/e2e/restart-timings.tsv"));
         loopcsi = ImageArchive.read(Path.of("target/loopcsi-image.tar"));
         try (Stream<Path> tars = Files.list(Path.of("target/standin-images"))) {
             standIns = tars.filter(p -> p.toString().endsWith(".tar")).map(ImageArchive::read)
@@ -283,20 +284,69 @@ class ProductOnNodeE2E {
         deletePods("intruder");
     }
 
+    /**
+     * Issue #25: the node container killed (SIGKILL to every process of it, as the OOM killer or a
+     * crash would) and restarted in place by kubelet, the volume in use untouched. Timed in parts
+     * from /proc: the kill to the new container's first process (kubelet noticing the death,
+     * PLEG's relist, and starting the container again: its first restart has no back-off), and
+     * that process's start to the first Probe answered on the plugin socket (the JVM and the role).
+     * LOOPCSI_E2E_RESTART_ROUNDS=N (BENCH_ONLY=node make bench) repeats it N times, each round
+     * after the first in a new pod (a deleted pod, itself timed: a new pod UID is a new kubelet
+     * back-off, so every kill is a first restart); every part goes to target/e2e/restart-timings.tsv.
+     */
     @Test
     @Order(12)
-    void step3_dataSurvivesPodRecreationAndANodePluginRestart() throws InterruptedException {
+    void step3a_nodeContainerKilledServesAgainAndTheVolumeInUseIsUntouched() throws InterruptedException, IOException {
+        assumeTrue(VOLUMES.containsKey("data"));
+        assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
+        int rounds = Integer.parseInt(System.getenv().getOrDefault("LOOPCSI_E2E_RESTART_ROUNDS", "1"));
+        for (int round = 1; round <= rounds; round++) {
+            if (round > 1) {
+                replaceNodePluginPod("round " + round);
+            }
+            Pod plugin = podWith("app.kubernetes.io/component", "node");
+            ContainerStatus before = container(plugin, "loopcsi").orElseThrow();
+            String oldId = before.getContainerID().replaceFirst("^.*://", "");
+            List<Long> pids = processesOf(oldId).keySet().stream().toList();
+            assertFalse(pids.isEmpty(), "the node container's processes");
+            double killedAt = uptime();
+            List<String> kill = new ArrayList<>(List.of("kill", "-KILL"));
+            pids.forEach(pid -> kill.add(Long.toString(pid)));
+            assertEquals(0, new ProcessBuilder(kill).inheritIO().start().waitFor(), "kill " + pids);
+            await("the killed container's processes gone", () -> processesOf(oldId).isEmpty() ? true : null);
+            exec("app", "sh", "-c", "echo 'written while the container was dead' > /data/killed.txt && sync");
+            double probedAt = firstProbe();
+            ContainerStatus after = await("the node container restarted in place", () -> container(podWith("app.kubernetes.io/component", "node"),
+                    "loopcsi").filter(c -> c.getRestartCount() > before.getRestartCount() && c.getContainerID() != null).orElse(null));
+            double startedAt = processesOf(after.getContainerID().replaceFirst("^.*://", "")).values().stream().min(Double::compare)
+                    .orElseThrow(() -> new AssertionError("the restarted container's processes"));
+            Map<String, Double> parts = new LinkedHashMap<>();
+            parts.put("killed to the restart's first process (kubelet)", startedAt - killedAt);
+            parts.put("first process to Probe (JVM, role)", probedAt - startedAt);
+            parts.put("killed to Probe answering again", probedAt - killedAt);
+            recordRestart("container kill", round, parts);
+            // the role's own account of its start (Quarkus' "started in", the node's summary, the socket's publication)
+            Kubectl.run("-n", NS, "logs", plugin.getMetadata().getName(), "-c", "loopcsi", "--timestamps").out().lines()
+                    .filter(l -> l.contains("started in") || l.contains("published") || l.contains("serving pool"))
+                    .forEach(l -> System.out.println("e2e timing: restarted node container's log: " + l));
+            assertEquals(plugin.getMetadata().getUid(), podWith("app.kubernetes.io/component", "node").getMetadata().getUid(),
+                    "kubelet restarted the container in its pod");
+            assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip(), "the data after the container's restart");
+            assertEquals("written while the container was dead", exec("app", "cat", "/data/killed.txt").strip());
+        }
+    }
+
+    @Test
+    @Order(13)
+    void step3b_dataSurvivesPodRecreationAndANodePluginRestart() throws InterruptedException {
         assumeTrue(VOLUMES.containsKey("data"));
         deletePods("app");
         pod("app", "data", false, 1000L, 2000L, "true");
         awaitRunning("app");
         assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip(), "the data after the pod's re-creation");
 
-        Pod plugin = podWith("app.kubernetes.io/component", "node");
         long t0 = System.nanoTime();
-        Kubectl.ok("-n", NS, "delete", "pod", plugin.getMetadata().getName(), "--grace-period=1", "--wait=true");
-        double startToProbe = nodePluginStartToFirstProbe(plugin.getMetadata().getUid());
-        System.out.printf("e2e timing: node plugin container start to its first Probe (measured from /proc)  %6.2f s%n", startToProbe);
+        Pod plugin = replaceNodePluginPod("last");
         // the application keeps its mount while no node plugin runs
         exec("app", "sh", "-c", "echo 'written while the plugin was away' > /data/during.txt && sync");
         assertEquals("written by app", exec("app", "cat", "/data/hello.txt").strip());
@@ -317,7 +367,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void step4_blockClaimHasItsSizeAndBytesSurviveAPodRestart() {
         assumeTrue(operatorRunning);
         claim("raw", "loopcsi-block", "64Mi", "Block");
@@ -333,7 +383,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(14)
+    @Order(15)
     void step5_onlineExpansionGrowsTheFilesystemInTheRunningPod() {
         assumeTrue(VOLUMES.containsKey("data"));
         long before = Long.parseLong(exec("app", "sh", "-c", "df -B1 /data | awk 'NR==2 {print $2}'").strip());
@@ -363,7 +413,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(15)
+    @Order(16)
     void step6_snapshotRestoredIntoANewClaimHoldsTheData() {
         assumeTrue(VOLUMES.containsKey("data"));
         // csi-snapshotter's part: CreateSnapshot of the volume in use, for a VolumeSnapshot default/data-snap
@@ -385,7 +435,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(16)
+    @Order(17)
     void step7_deletedClaimsLeaveNoBackingFilesAndThePoolGoesLast() throws InterruptedException {
         assumeTrue(!VOLUMES.isEmpty());
         printMemory(); // while every volume is in use
@@ -424,7 +474,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(17)
+    @Order(18)
     void step8_noLoopcsiContainerLogsAnErrorOrStackTrace() {
         assumeTrue(operatorRunning);
         Pod operator = onePod("app.kubernetes.io/component", "operator");
@@ -683,36 +733,92 @@ class ProductOnNodeE2E {
      * container (its start time in /proc: the node is this machine) to the first Probe answered on
      * the CSI socket kubelet uses, polled every 10 ms from here.
      */
-    static double nodePluginStartToFirstProbe(String oldUid) throws InterruptedException {
+    /**
+     * Deletes the node plugin pod (grace 1 s) and waits for its successor's first Probe. Where the
+     * replacement spends its time (issue #25), in seconds from the delete: the API's timestamps
+     * (whole seconds) for the new pod's creation, scheduling and its doctor init container, /proc
+     * (10 ms) for the loopcsi process, the socket for the first Probe. Returns the deleted pod.
+     */
+    static Pod replaceNodePluginPod(String round) throws InterruptedException {
+        Pod plugin = podWith("app.kubernetes.io/component", "node");
+        double deletedAt = uptime();
+        Kubectl.ok("-n", NS, "delete", "pod", plugin.getMetadata().getName(), "--grace-period=1", "--wait=true");
+        double goneAt = uptime();
+        double probedAt = firstProbe();
+        Pod successor = await("the new node plugin's container", () -> {
+            Pod n = podWith("app.kubernetes.io/component", "node");
+            return n != null && !n.getMetadata().getUid().equals(plugin.getMetadata().getUid())
+                    && container(n, "loopcsi").map(ContainerStatus::getContainerID).isPresent() ? n : null;
+        });
+        double processAt = processesOf(container(successor, "loopcsi").orElseThrow().getContainerID().replaceFirst("^.*://", ""))
+                .values().stream().min(Double::compare).orElseThrow(() -> new AssertionError("the new container's processes"));
+        double wallOfUptime = System.currentTimeMillis() / 1000.0 - uptime();
+        java.util.function.ToDoubleFunction<String> at = ts -> ts == null ? Double.NaN
+                : java.time.Instant.parse(ts).toEpochMilli() / 1000.0 - wallOfUptime - deletedAt;
+        Map<String, Double> parts = new LinkedHashMap<>();
+        parts.put("old pod gone (kubectl delete --wait)", goneAt - deletedAt);
+        parts.put("new pod created (DaemonSet controller)", at.applyAsDouble(successor.getMetadata().getCreationTimestamp()));
+        successor.getStatus().getConditions().stream().filter(c -> "PodScheduled".equals(c.getType())).findFirst()
+                .ifPresent(c -> parts.put("new pod scheduled", at.applyAsDouble(c.getLastTransitionTime())));
+        successor.getStatus().getInitContainerStatuses().stream().filter(c -> c.getState().getTerminated() != null).findFirst().ifPresent(c -> {
+            parts.put("doctor init container started", at.applyAsDouble(c.getState().getTerminated().getStartedAt()));
+            parts.put("doctor init container finished", at.applyAsDouble(c.getState().getTerminated().getFinishedAt()));
+        });
+        parts.put("loopcsi container's first process", processAt - deletedAt);
+        parts.put("first Probe answered", probedAt - deletedAt);
+        parts.put("loopcsi's first process to Probe (JVM, role)", probedAt - processAt);
+        recordRestart("pod delete", round.equals("last") ? 0 : Integer.parseInt(round.replaceAll("\\D", "")), parts);
+        return plugin;
+    }
+
+    /** Prints a restart's parts and appends them to target/e2e/restart-timings.tsv (kind, round, part, seconds). */
+    static void recordRestart(String kind, int round, Map<String, Double> parts) {
+        StringBuilder tsv = new StringBuilder();
+        parts.forEach((what, secs) -> {
+            System.out.printf("e2e timing: node %s, round %d: %-48s %6.2f s%n", kind, round, what, secs);
+            tsv.append(kind).append('\t').append(round).append('\t').append(what).append('\t').append(String.format("%.3f", secs)).append('\n');
+        });
+        try {
+            Path out = Path.of("target/e2e/restart-timings.tsv");
+            Files.createDirectories(out.getParent());
+            Files.writeString(out, tsv, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** uptime (s) when the plugin socket first answers Probe, polled every 10 ms. */
+    static double firstProbe() throws InterruptedException {
         Path socket = Path.of("/var/lib/kubelet/plugins/" + DRIVER + "/csi.sock");
         long deadline = System.nanoTime() + WAIT.toNanos();
-        double probedAt = -1;
-        while (probedAt < 0 && System.nanoTime() < deadline) {
+        while (System.nanoTime() < deadline) {
             if (Files.exists(socket)) {
                 try (CsiClient c = new CsiClient(socket)) {
                     c.identity.withDeadlineAfter(1, TimeUnit.SECONDS).probe(ProbeRequest.getDefaultInstance());
-                    probedAt = uptime();
+                    return uptime();
                 } catch (RuntimeException notYet) {
                     // not listening yet
                 }
             }
             Thread.sleep(10);
         }
-        assertTrue(probedAt > 0, "the new node plugin answered Probe on " + socket);
-        Pod p = await("the new node plugin's container", () -> {
-            Pod n = podWith("app.kubernetes.io/component", "node");
-            return n != null && !n.getMetadata().getUid().equals(oldUid)
-                    && container(n, "loopcsi").map(ContainerStatus::getContainerID).isPresent() ? n : null;
-        });
-        String id = container(p, "loopcsi").orElseThrow().getContainerID().replaceFirst("^.*://", "");
-        double started = Double.MAX_VALUE;
+        throw new AssertionError("no node plugin answered Probe on " + socket + " within " + WAIT);
+    }
+
+    /**
+     * The processes of a container on this node (the node is this machine: a container's processes
+     * are those whose cgroup names its ID), each with its start as uptime seconds (/proc/PID/stat
+     * field 22, clock ticks of USER_HZ 100).
+     */
+    static Map<Long, Double> processesOf(String containerId) {
+        Map<Long, Double> found = new LinkedHashMap<>();
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             for (Path proc : procs.filter(x -> x.getFileName().toString().matches("\\d+")).toList()) {
                 try {
-                    if (Files.readString(proc.resolve("cgroup")).contains(id)) {
+                    if (Files.readString(proc.resolve("cgroup")).contains(containerId)) {
                         String stat = Files.readString(proc.resolve("stat"));
                         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        started = Math.min(started, Long.parseLong(f[19]) / 100.0); // starttime, clock ticks (USER_HZ 100)
+                        found.put(Long.parseLong(proc.getFileName().toString()), Long.parseLong(f[19]) / 100.0);
                     }
                 } catch (IOException | RuntimeException gone) {
                     // exited meanwhile
@@ -721,8 +827,7 @@ class ProductOnNodeE2E {
         } catch (IOException e) {
             throw new AssertionError(e);
         }
-        assertTrue(started < Double.MAX_VALUE, "the container's processes");
-        return probedAt - started;
+        return found;
     }
 
     static double uptime() {
