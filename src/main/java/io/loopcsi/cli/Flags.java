@@ -39,6 +39,8 @@ final class Flags {
             new Flag("--endpoint", Set.of(STANDALONE, CONTROLLER, NODE), v -> Map.of("loopcsi.endpoint", Endpoint.parse(v).toString())),
             new Flag("--data-dir", Set.of(STANDALONE, NODE, DOCTOR), v -> Map.of("loopcsi.data-dir", path(v))),
             new Flag("--capacity", Set.of(STANDALONE, NODE, DOCTOR), v -> Map.of("loopcsi.capacity", size(v))),
+            new Flag("--host-reserve", Set.of(STANDALONE, NODE), v -> Map.of("loopcsi.host-reserve", sizeOrZero(v))),
+            new Flag("--thin-overcommit", Set.of(STANDALONE, NODE), v -> Map.of("loopcsi.thin-overcommit", ratio(v))),
             new Flag("--node-id", Set.of(STANDALONE), v -> Map.of("loopcsi.node-id", topologyValue(v))),
             new Flag("--node-name", Set.of(NODE), v -> Map.of("loopcsi.node-id", dnsName(v, 63))),
             new Flag("--driver-name", Set.of(STANDALONE, CONTROLLER, NODE), v -> Map.of("loopcsi.driver-name", driverName(v))),
@@ -153,6 +155,25 @@ final class Flags {
             throw new IllegalArgumentException("must be more than 0: '" + v + "'");
         }
         return v.strip();
+    }
+
+    /** A size, 0 allowed (a host reserve of none). */
+    static String sizeOrZero(String v) {
+        Sizes.parse(v);
+        return v.strip();
+    }
+
+    /** An overcommit ratio: a decimal number from 1 (none) to 100. */
+    static String ratio(String v) {
+        try {
+            double r = Double.parseDouble(v.strip());
+            if (r >= 1 && r <= io.loopcsi.engine.CapacityPolicy.MAX_OVERCOMMIT && v.strip().matches("[0-9]+(\\.[0-9]+)?")) {
+                return v.strip();
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw new IllegalArgumentException("not a ratio from 1 to 100: '" + v + "' (e.g. 1.5: thin volumes may take 1.5x the capacity)");
     }
 
     /** A whole number, 0 or more. */

@@ -53,7 +53,10 @@ public class Main {
               --endpoint URL       unix:///PATH, a PATH, or tcp://HOST:PORT (default: $CSI_ENDPOINT, else unix://./run/csi.sock)
               --data-dir DIR       pool directory holding volume images and metadata, private (0700) and locked:
                                    one driver per directory (default ./data)
-              --capacity SIZE      pool capacity on this node, e.g. 20Gi (default 20Gi)
+              --capacity SIZE      pool capacity on this node, e.g. 20Gi (default 20Gi): the hard cap
+              --host-reserve SIZE  free space of the host filesystem the pool never counts as available (default 0)
+              --thin-overcommit R  thin volumes' sizes may total R x the capacity, 1 to 100 (default 1: none); the host's
+                                   free space still bounds what every volume may write
               --node-id ID         node ID reported to the CO (default: host name)
               --driver-name NAME   CSI driver name (default loopcsi.io)
               --max-volumes N      max_volumes_per_node reported by NodeGetInfo (default 0: no limit)
@@ -74,6 +77,7 @@ public class Main {
               --node-name NAME          this node's name, the topology value (in a pod: spec.nodeName; default: host name)
               --data-dir DIR            pool directory on this node (default ./data)
               --capacity SIZE           pool capacity on this node (default 20Gi)
+              --host-reserve SIZE, --thin-overcommit R  as for standalone
               --registration-socket PATH  kubelet plugin registration socket
                                         (default /var/lib/kubelet/plugins_registry/DRIVER-reg.sock)
               --max-volumes N, --allowed-roots DIRS   as for standalone

@@ -163,7 +163,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             LoopVolume existing = get(LoopVolume.class, name);
             if (existing == null) {
                 String node = sourceNode != null ? sourceNode
-                        : NodeChooser.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), nodeMap(), clock.instant(), staleAfter);
+                        : NodeChooser.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), req.mutable().thick(), nodeMap(), clock.instant(), staleAfter);
                 LoopVolume lv = new LoopVolume(name, spec(req, fsType, node, 0));
                 lv.getMetadata().setLabels(HandoffNames.labels(pool, node));
                 try {
@@ -203,7 +203,7 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
             }
             // never made (failed, or not started): try again with this request, placed anew
             String node = sourceNode != null ? sourceNode
-                    : NodeChooser.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), nodeMap(), clock.instant(), staleAfter);
+                    : NodeChooser.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), req.mutable().thick(), nodeMap(), clock.instant(), staleAfter);
             long attempt = existing.getSpec().getAttempt() == null ? 0 : existing.getSpec().getAttempt();
             LoopVolumeSpec next = spec(req, fsType, node, attempt + 1);
             LoopVolume edited = client.resources(LoopVolume.class).withName(name).edit(o -> {
@@ -616,15 +616,22 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         long allocated = 0;
         long free = 0;
         long available = 0;
+        long availableThick = 0;
+        long charged = 0;
+        long reserve = 0;
         for (LoopPoolNode n : nodeMap().values()) {
             if (NodeChooser.fresh(n, clock.instant(), staleAfter)) {
-                total += n.getStatus().getTotalBytes();
-                allocated += n.getStatus().getAllocatedBytes();
-                free += n.getStatus().getHostFreeBytes();
-                available += n.getStatus().getAvailableBytes();
+                PoolCapacity c = reported(n.getStatus());
+                total += c.totalBytes();
+                allocated += c.allocatedBytes();
+                free += c.hostFreeBytes();
+                available += c.availableBytes();
+                availableThick += c.availableThickBytes();
+                charged += c.chargedBytes();
+                reserve += c.hostReserveBytes();
             }
         }
-        return new PoolCapacity(total, allocated, free, 0, available);
+        return new PoolCapacity(total, allocated, free, 0, available, availableThick, charged, reserve, 1, "");
     }
 
     /** A node's capacity as it last published it; none for a node whose heartbeat is stale (it cannot take volumes). */
@@ -635,21 +642,30 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         }
         LoopPoolNode n = nodeMap().get(node);
         if (!NodeChooser.fresh(n, clock.instant(), staleAfter)) {
-            return new PoolCapacity(0, 0, 0, 0, 0);
+            return PoolCapacity.NONE;
         }
-        var s = n.getStatus();
-        return new PoolCapacity(s.getTotalBytes(), s.getAllocatedBytes(), s.getHostFreeBytes(), 0, s.getAvailableBytes());
+        return reported(n.getStatus());
+    }
+
+    /** A node's report as a PoolCapacity; a node older than the thick figure (issue 24) has one figure for both. */
+    static PoolCapacity reported(io.loopcsi.handoff.LoopPoolNodeStatus s) {
+        long available = s.getAvailableBytes() == null ? 0 : s.getAvailableBytes();
+        long allocated = s.getAllocatedBytes() == null ? 0 : s.getAllocatedBytes();
+        return new PoolCapacity(s.getTotalBytes() == null ? 0 : s.getTotalBytes(), allocated,
+                s.getHostFreeBytes() == null ? 0 : s.getHostFreeBytes(), 0, available, s.available(true),
+                s.getChargedBytes() == null ? allocated : s.getChargedBytes(), s.getHostReserveBytes() == null ? 0 : s.getHostReserveBytes(),
+                s.getThinOvercommit() == null ? 1 : s.getThinOvercommit(), s.getCapacityProblem());
     }
 
     @Override
-    public long largestVolumeBytes(String node) {
+    public long largestVolumeBytes(String node, boolean thick) {
         if (node != null) {
-            return capacity(node).availableBytes();
+            return capacity(node).available(thick);
         }
         long largest = 0;
         for (LoopPoolNode n : nodeMap().values()) {
             if (NodeChooser.fresh(n, clock.instant(), staleAfter)) {
-                largest = Math.max(largest, n.getStatus().getAvailableBytes());
+                largest = Math.max(largest, n.getStatus().available(thick));
             }
         }
         return largest;

@@ -25,8 +25,11 @@ final class NodeChooser {
     private NodeChooser() {
     }
 
-    /** A node, or a StatusRuntimeException: RESOURCE_EXHAUSTED when no node has room, UNAVAILABLE when the only hope is a silent node. */
-    static String choose(Placement placement, long bytes, Map<String, LoopPoolNode> nodes, Instant now, Duration staleAfter) {
+    /**
+     * A node, or a StatusRuntimeException: RESOURCE_EXHAUSTED when no node has room, UNAVAILABLE when the only hope is a silent node.
+     * Room is the node's figure for the volume's provisioning: a thick volume needs its whole size under the cap (issue 24).
+     */
+    static String choose(Placement placement, long bytes, boolean thick, Map<String, LoopPoolNode> nodes, Instant now, Duration staleAfter) {
         Set<String> candidates = new LinkedHashSet<>();
         boolean anywhere = placement.requisite().isEmpty() || placement.requisite().contains(null);
         for (String p : placement.preferred()) {
@@ -40,7 +43,7 @@ final class NodeChooser {
         } else {
             placement.requisite().forEach(rest::add);
         }
-        rest.sort(Comparator.comparingLong((String n) -> -available(nodes.get(n), now, staleAfter)).thenComparing(n -> n));
+        rest.sort(Comparator.comparingLong((String n) -> -available(nodes.get(n), thick, now, staleAfter)).thenComparing(n -> n));
         candidates.addAll(rest);
         if (candidates.isEmpty()) {
             throw Status.UNAVAILABLE.withDescription("no node of this pool has reported its capacity yet (no LoopPoolNode): "
@@ -56,8 +59,9 @@ final class NodeChooser {
             } else if (!fresh(n, now, staleAfter)) {
                 why.add(c + ": last reported at " + n.getStatus().getHeartbeatTime());
                 silent = true;
-            } else if (n.getStatus().getAvailableBytes() < bytes) {
-                why.add(c + ": " + Sizes.format(n.getStatus().getAvailableBytes()) + " available");
+            } else if (n.getStatus().available(thick) < bytes) {
+                why.add(c + ": " + Sizes.format(n.getStatus().available(thick)) + " available" + (thick ? " for thick volumes" : "")
+                        + (blank(n.getStatus().getCapacityProblem()) ? "" : " (" + n.getStatus().getCapacityProblem() + ")"));
             } else {
                 return c;
             }
@@ -77,7 +81,11 @@ final class NodeChooser {
         }
     }
 
-    private static long available(LoopPoolNode n, Instant now, Duration staleAfter) {
-        return fresh(n, now, staleAfter) ? n.getStatus().getAvailableBytes() : -1;
+    private static long available(LoopPoolNode n, boolean thick, Instant now, Duration staleAfter) {
+        return fresh(n, now, staleAfter) ? n.getStatus().available(thick) : -1;
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
     }
 }

@@ -256,7 +256,10 @@ public class ControllerService extends ControllerGrpc.ControllerImplBase {
             if (c.totalBytes() == 0) {
                 return GetCapacityResponse.newBuilder().setAvailableCapacity(0).build(); // a segment the pool does not serve
             }
-            long maxVolume = provider.largestVolumeBytes(node) / Sizes.MIB * Sizes.MIB; // one node's room: volumes do not span nodes
+            // The thin figure: provisioning is a mutable parameter (a VolumeAttributesClass), which GetCapacity is never sent, and
+            // thin is its default. Without overcommit both figures are one; with it, a thick volume the node cannot take is refused
+            // by CreateVolume with RESOURCE_EXHAUSTED, and csi-provisioner reschedules (issue 24).
+            long maxVolume = provider.largestVolumeBytes(node, false) / Sizes.MIB * Sizes.MIB; // one node's room: volumes do not span nodes
             return GetCapacityResponse.newBuilder()
                     .setAvailableCapacity(c.availableBytes())
                     .setMaximumVolumeSize(Int64Value.of(maxVolume))

@@ -40,6 +40,14 @@ public interface DriverConfig {
     @WithDefault("20Gi")
     String capacity();
 
+    /** Free space of the host filesystem under the pool that the pool never counts as available (engine.CapacityPolicy), e.g. 10Gi. */
+    @WithDefault("0")
+    String hostReserve();
+
+    /** How far thin volumes' sizes may exceed the capacity: 1 (default, none) to 100 (engine.CapacityPolicy). */
+    @WithDefault("1")
+    double thinOvercommit();
+
     /** Where staging and target paths may lie (after symlinks are followed); "/" allows any path. */
     @WithDefault("/")
     java.util.List<String> allowedRoots();

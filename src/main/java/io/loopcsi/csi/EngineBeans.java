@@ -71,7 +71,9 @@ public class EngineBeans {
     @Typed(VolumeEngine.class)
     VolumeEngine engine(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
             ThickAllocation thick) {
-        VolumeEngine engine = new VolumeEngine(pool, Sizes.parse(config.capacity()), nodeId(config), runner, loops, locks,
+        io.loopcsi.engine.CapacityPolicy policy = new io.loopcsi.engine.CapacityPolicy(Sizes.parse(config.capacity()),
+                Sizes.parse(config.hostReserve()), config.thinOvercommit());
+        VolumeEngine engine = new VolumeEngine(pool, policy, nodeId(config), runner, loops, locks,
                 new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick);
         engine.recover();
         return engine;

@@ -28,7 +28,7 @@ public class VolumeEngine implements VolumeProvider {
     static final long SAME_NAME_WAIT_MILLIS = 120_000;
 
     private final PoolDirectory pool;
-    private final long capacityBytes;
+    private final CapacityPolicy policy;
     private final String nodeId;
     private final CommandRunner runner;
     private final LoopDevices loops;
@@ -36,7 +36,7 @@ public class VolumeEngine implements VolumeProvider {
     private final FailPoints failPoints;
     private final ThickAllocation thick;
     /** Bytes promised to creates that have passed admission but not committed yet, by ID. */
-    private final Map<String, Long> reserved = new ConcurrentHashMap<>();
+    private final Map<String, InFlight> reserved = new ConcurrentHashMap<>();
     private final Object admission = new Object();
 
     public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
@@ -52,10 +52,16 @@ public class VolumeEngine implements VolumeProvider {
     /** @param thick the node's keeper of thick allocations, shared with {@link NodeVolumes} (its record feeds the condition) */
     public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
             VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
+        this(pool, CapacityPolicy.cap(capacityBytes), nodeId, runner, loops, locks, failPoints, thick);
+    }
+
+    /** @param policy how the pool's space is counted here: the cap, the host reserve, the thin overcommit ratio */
+    public VolumeEngine(PoolDirectory pool, CapacityPolicy policy, String nodeId, CommandRunner runner, LoopDevices loops,
+            VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
         this.thick = thick;
         this.failPoints = failPoints;
         this.pool = pool;
-        this.capacityBytes = capacityBytes;
+        this.policy = policy;
         this.nodeId = nodeId;
         this.runner = runner;
         this.loops = loops;
@@ -134,7 +140,7 @@ public class VolumeEngine implements VolumeProvider {
             if (existing.isPresent()) {
                 return sameOrConflict(existing.get(), req, fsType);
             }
-            reserve(id, size);
+            reserve(id, size, req.mutable().thick());
             try {
                 Path image = pool.volumeImage(id);
                 Path tmp = PoolDirectory.tempOf(image);
@@ -262,7 +268,7 @@ public class VolumeEngine implements VolumeProvider {
                 }
                 return v;
             }
-            reserve(volumeId, size - v.capacityBytes());
+            reserve(volumeId, size - v.capacityBytes(), v.mutable().thick());
             try {
                 Path image = pool.volumeImage(volumeId);
                 PoolDirectory.growSparse(image, size);
@@ -314,30 +320,44 @@ public class VolumeEngine implements VolumeProvider {
                 }
                 return v;
             }
-            Optional<String> dev = loops.find(image);
-            boolean dioChanged = dev.isPresent() && next.directIo() != was.directIo();
-            if (dioChanged) {
-                loops.setDirectIo(dev.get(), next.directIo());
+            long extraCharge = next.thick() && !was.thick() ? v.capacityBytes() - policy.charge(v.capacityBytes(), false) : 0;
+            if (extraCharge > 0) {
+                // thin to thick under overcommit: the cap is charged the rest of its size, admitted like a create
+                reserve(volumeId, new InFlight(0, extraCharge), true);
             }
             try {
-                if (next.thick()) {
-                    allocate(image, v.capacityBytes(), volumeId); // also when it was thick: the image decides, not the metadata
-                }
-                VolumeMeta m = v.withMutable(next);
-                pool.writeVolume(m);
-                thick.keep(m);
-                LOG.infof("modified volume %s: %s -> %s", volumeId, was.given(), next.given());
-                return m;
-            } catch (RuntimeException e) {
-                if (dioChanged) {
-                    try {
-                        loops.setDirectIo(dev.get(), was.directIo());
-                    } catch (RuntimeException again) {
-                        e.addSuppressed(again);
-                    }
-                }
-                throw e;
+                return applyModify(v, was, next, image);
+            } finally {
+                reserved.remove(volumeId);
             }
+        }
+    }
+
+    private VolumeMeta applyModify(VolumeMeta v, MutableParameters was, MutableParameters next, Path image) {
+        String volumeId = v.id();
+        Optional<String> dev = loops.find(image);
+        boolean dioChanged = dev.isPresent() && next.directIo() != was.directIo();
+        if (dioChanged) {
+            loops.setDirectIo(dev.get(), next.directIo());
+        }
+        try {
+            if (next.thick()) {
+                allocate(image, v.capacityBytes(), volumeId); // also when it was thick: the image decides, not the metadata
+            }
+            VolumeMeta m = v.withMutable(next);
+            pool.writeVolume(m);
+            thick.keep(m);
+            LOG.infof("modified volume %s: %s -> %s", volumeId, was.given(), next.given());
+            return m;
+        } catch (RuntimeException e) {
+            if (dioChanged) {
+                try {
+                    loops.setDirectIo(dev.get(), was.directIo());
+                } catch (RuntimeException again) {
+                    e.addSuppressed(again);
+                }
+            }
+            throw e;
         }
     }
 
@@ -348,7 +368,8 @@ public class VolumeEngine implements VolumeProvider {
      */
     private void allocate(Path image, long size, String id) {
         long unallocated = Math.max(0, size - thick.allocatedBytes(image));
-        long free = hostFreeBytes() - inFlightBytes() + reserved.getOrDefault(id, 0L);
+        InFlight own = reserved.get(id);
+        long free = hostFreeBytes() - inFlightBytes() + (own == null ? 0 : own.bytes());
         if (unallocated > free) {
             throw EngineException.exhausted("provisioning=thick: " + id + " needs " + Sizes.format(unallocated) + " more on the host "
                     + "filesystem under " + pool.root() + ", which has " + Sizes.format(Math.max(0, free)) + " free");
@@ -428,7 +449,7 @@ public class VolumeEngine implements VolumeProvider {
         }
         List<String> members = sources.stream().map(s -> Ids.memberSnapshotIdFor(name, s)).toList();
         members.forEach(pool::deleteSnapshot); // what an interrupted attempt committed without its group
-        reserve(id, total);
+        reserve(id, total, true);
         List<Path> tmps = members.stream().map(m -> PoolDirectory.tempOf(pool.snapshotImage(m))).toList();
         try {
             List<Path> images = sources.stream().map(pool::volumeImage).toList();
@@ -502,7 +523,7 @@ public class VolumeEngine implements VolumeProvider {
             try (VolumeLocks.Held src = locks.tryAcquire(sourceVolumeId)) {
                 VolumeMeta v = pool.readVolume(sourceVolumeId)
                         .orElseThrow(() -> EngineException.notFound("source volume " + sourceVolumeId + " does not exist"));
-                reserve(id, v.capacityBytes());
+                reserve(id, v.capacityBytes(), true); // a snapshot is a full copy: charged in full
                 try {
                     Path image = pool.snapshotImage(id);
                     Path tmp = PoolDirectory.tempOf(image);
@@ -557,37 +578,51 @@ public class VolumeEngine implements VolumeProvider {
 
     // ---- capacity ---------------------------------------------------------------------------
 
+    /** An admitted create, expansion or snapshot: its size (host space it may take) and its charge against the cap. */
+    private record InFlight(long bytes, long charged) {
+        InFlight plus(InFlight o) {
+            return new InFlight(bytes + o.bytes, charged + o.charged);
+        }
+    }
+
     /**
-     * available = min(pool capacity − allocated, host free − what existing volumes may still write).
-     * Images are sparse, so the host's free space shrinks as volumes fill; counting the unwritten
-     * part of every volume as taken means a volume never finds the host full before itself
-     * (a full host under a loop device is an I/O error inside the volume's filesystem).
-     * Snapshot images never grow and count only with what they hold.
+     * The pool's space as {@link CapacityPolicy} counts it. Images are sparse, so the host's free
+     * space shrinks as volumes fill; counting the unwritten part of every volume as taken means a
+     * volume never finds the host full before itself (a full host under a loop device is an I/O
+     * error inside the volume's filesystem). Snapshot images never grow and count only with what they hold.
      */
     @Override
     public PoolCapacity capacity() {
         List<VolumeMeta> vols = pool.listVolumes();
-        long allocated = 0;
+        long thin = 0;
+        long thickBytes = 0;
         for (VolumeMeta v : vols) {
-            allocated += v.capacityBytes();
-        }
-        for (SnapshotMeta s : pool.listSnapshots()) {
-            allocated += s.sizeBytes();
+            if (v.mutable().thick()) {
+                thickBytes += v.capacityBytes();
+            } else {
+                thin += v.capacityBytes();
+            }
         }
         long inFlight = inFlightBytes();
-        allocated += inFlight;
-        long hostFree = hostFreeBytes();
         long promised = unwrittenBytes(vols) + inFlight;
-        long available = Math.max(0, Math.min(capacityBytes - allocated, hostFree - promised));
-        return new PoolCapacity(capacityBytes, allocated, hostFree, promised, available);
+        return policy.evaluate(new CapacityPolicy.Usage(thin, thickBytes, pool.snapshotBytes(), inFlight, inFlightCharged(),
+                hostFreeBytes(), promised, hostSizeBytes()));
     }
 
     private long inFlightBytes() {
         long inFlight = 0;
-        for (long r : reserved.values()) {
-            inFlight += r;
+        for (InFlight r : reserved.values()) {
+            inFlight += r.bytes();
         }
         return inFlight;
+    }
+
+    private long inFlightCharged() {
+        long charged = 0;
+        for (InFlight r : reserved.values()) {
+            charged += r.charged();
+        }
+        return charged;
     }
 
     /** How much the volumes' sparse images may still grow on the host: capacity minus blocks in use. */
@@ -621,32 +656,50 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
+    private long hostSizeBytes() {
+        try {
+            return Files.getFileStore(pool.root()).getTotalSpace();
+        } catch (IOException e) {
+            throw EngineException.internal("cannot stat the pool's filesystem: " + e.getMessage(), e);
+        }
+    }
+
     /**
-     * Admits bytes for id against the pool and the host, or refuses with RESOURCE_EXHAUSTED.
-     * What existing volumes may still write is at most their full capacity, so when the request
-     * fits even if every volume were still empty, it fits: admitted without measuring the images
-     * (a `stat` over every image, O(n) per create). Otherwise the exact rule decides.
+     * Admits bytes for id against the pool and the host, or refuses with RESOURCE_EXHAUSTED; thick
+     * (a thick volume, a snapshot, a thin volume turning thick) is charged in full against the cap,
+     * thin at 1/overcommit. What existing volumes may still write is at most their full capacity,
+     * and a charge at most the full size, so when the request fits even if every volume were still
+     * empty and charged in full, it fits: admitted without measuring the images (a `stat` over
+     * every image, O(n) per create). Otherwise the exact rule decides.
      */
-    private void reserve(String id, long bytes) {
+    private void reserve(String id, long bytes, boolean thickCharge) {
+        reserve(id, new InFlight(bytes, policy.charge(bytes, thickCharge)), thickCharge);
+    }
+
+    private void reserve(String id, InFlight req, boolean thickCharge) {
         synchronized (admission) {
-            long inFlight = inFlightBytes();
             long volumeBytes = pool.volumeBytes();
-            long allocated = volumeBytes + pool.snapshotBytes() + inFlight;
-            long lowerBound = Math.min(capacityBytes - allocated, hostFreeBytes() - volumeBytes - inFlight);
-            if (bytes <= lowerBound) {
-                reserved.merge(id, bytes, Long::sum);
+            long capRoomAtLeast = policy.capacityBytes() - volumeBytes - pool.snapshotBytes() - inFlightCharged();
+            long hostRoomAtLeast = hostFreeBytes() - policy.hostReserveBytes() - volumeBytes - inFlightBytes();
+            if (req.charged() <= capRoomAtLeast && req.bytes() <= hostRoomAtLeast) {
+                reserved.merge(id, req, InFlight::plus);
                 return;
             }
             PoolCapacity c = capacity();
-            if (bytes > c.availableBytes()) {
-                String bound = c.hostFreeBytes() - c.hostPromisedBytes() < c.totalBytes() - c.allocatedBytes()
+            long hostRoom = c.hostFreeBytes() - c.hostReserveBytes() - c.hostPromisedBytes();
+            if (req.bytes() > hostRoom || req.charged() > c.totalBytes() - c.chargedBytes()) {
+                String bound = req.bytes() > hostRoom
                         ? "the host filesystem under " + pool.root() + " has " + Sizes.format(c.hostFreeBytes()) + " free, of which "
+                                + (c.hostReserveBytes() > 0 ? Sizes.format(c.hostReserveBytes()) + " is the host's reserve and " : "")
                                 + Sizes.format(c.hostPromisedBytes()) + " is promised to existing volumes"
-                        : "pool capacity " + Sizes.format(c.totalBytes()) + " with " + Sizes.format(c.allocatedBytes()) + " allocated";
-                throw EngineException.exhausted("not enough space on node " + nodeId + " for " + Sizes.format(bytes) + ": " + bound
-                        + "; " + Sizes.format(c.availableBytes()) + " available");
+                        : "pool capacity " + Sizes.format(c.totalBytes()) + " with " + Sizes.format(c.chargedBytes()) + " charged"
+                                + (c.thinOvercommit() > 1 ? " (thin volumes at 1/" + CapacityPolicy.format(c.thinOvercommit()) + " of their size, "
+                                        + Sizes.format(c.allocatedBytes()) + " allocated)" : " (allocated)");
+                String what = req.bytes() == 0 ? "a charge of " + Sizes.format(req.charged()) : Sizes.format(req.bytes());
+                throw EngineException.exhausted("not enough space on node " + nodeId + " for " + what + ": " + bound + "; "
+                        + Sizes.format(c.available(thickCharge)) + " available for " + (thickCharge ? "thick" : "thin") + " volumes");
             }
-            reserved.merge(id, bytes, Long::sum);
+            reserved.merge(id, req, InFlight::plus);
         }
     }
 

@@ -62,13 +62,13 @@ public interface VolumeProvider {
      * pool). A volume lives on one node, so for a pool of many nodes this is the most any single
      * node has available, not their sum.
      */
-    default long largestVolumeBytes(String node) {
-        return capacity(node).availableBytes();
+    default long largestVolumeBytes(String node, boolean thick) {
+        return capacity(node).available(thick);
     }
 
     /** Capacity of one node's segment (null: the whole pool); a node this provider does not serve has none. */
     default PoolCapacity capacity(String node) {
-        return node == null || node.equals(nodeId()) ? capacity() : new PoolCapacity(0, 0, 0, 0, 0);
+        return node == null || node.equals(nodeId()) ? capacity() : PoolCapacity.NONE;
     }
 
     /** Whether {@link #modifyVolume} works here (the MODIFY_VOLUME capability). */

@@ -17,8 +17,20 @@ public class LoopPoolNodeStatus {
     private Long allocatedBytes = 0L;
     @JsonPropertyDescription("Free space of the host filesystem under the pool directory.")
     private Long hostFreeBytes = 0L;
-    @JsonPropertyDescription("What a new volume may take: min(total - allocated, host free - promised).")
+    @JsonPropertyDescription("The largest thin volume that fits now: min((total - charged) x thinOvercommit, host free - host reserve - promised).")
     private Long availableBytes = 0L;
+    @JsonPropertyDescription("The largest thick volume that fits now: min(total - charged, host free - host reserve - promised);"
+            + " absent from a node older than the field (availableBytes then holds for both).")
+    private Long availableThickBytes;
+    @JsonPropertyDescription("What the capacity is charged: thick volumes and snapshots in full, thin volumes their size / thinOvercommit.")
+    private Long chargedBytes;
+    @JsonPropertyDescription("Free space of the host filesystem the pool never counts as available (the StoragePool's hostReserve).")
+    private Long hostReserveBytes;
+    @JsonPropertyDescription("How far thin volumes' sizes may exceed the capacity (the StoragePool's thinOvercommit; 1: not at all).")
+    private Double thinOvercommit;
+    @JsonPropertyDescription("A configuration under which this node's part of the pool can take no volume (e.g. a host reserve not"
+            + " smaller than the host filesystem); empty when none.")
+    private String capacityProblem;
     private String capacity;
     private String allocated;
     private String available;
@@ -209,5 +221,51 @@ public class LoopPoolNodeStatus {
 
     public void setMissingCount(Integer missingCount) {
         this.missingCount = missingCount;
+    }
+
+    public Long getAvailableThickBytes() {
+        return availableThickBytes;
+    }
+
+    public void setAvailableThickBytes(Long availableThickBytes) {
+        this.availableThickBytes = availableThickBytes;
+    }
+
+    public Long getChargedBytes() {
+        return chargedBytes;
+    }
+
+    public void setChargedBytes(Long chargedBytes) {
+        this.chargedBytes = chargedBytes;
+    }
+
+    public Long getHostReserveBytes() {
+        return hostReserveBytes;
+    }
+
+    public void setHostReserveBytes(Long hostReserveBytes) {
+        this.hostReserveBytes = hostReserveBytes;
+    }
+
+    public Double getThinOvercommit() {
+        return thinOvercommit;
+    }
+
+    public void setThinOvercommit(Double thinOvercommit) {
+        this.thinOvercommit = thinOvercommit;
+    }
+
+    public String getCapacityProblem() {
+        return capacityProblem;
+    }
+
+    public void setCapacityProblem(String capacityProblem) {
+        this.capacityProblem = capacityProblem;
+    }
+
+    /** The largest volume of this provisioning the node can take now, by its last report. */
+    public long available(boolean thick) {
+        long thin = availableBytes == null ? 0 : availableBytes;
+        return thick && availableThickBytes != null ? availableThickBytes : thin;
     }
 }

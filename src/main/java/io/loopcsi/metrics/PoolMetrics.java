@@ -79,8 +79,14 @@ public class PoolMetrics {
                 s -> s.capacity().hostFreeBytes());
         bytes("loopcsi.pool.host.promised", "Bytes existing volumes may still write to the host: the unwritten part of their images",
                 tags, s -> s.capacity().hostPromisedBytes());
-        bytes("loopcsi.pool.available", "Bytes a new volume may get: min(capacity - allocated, host free - promised)", tags,
-                s -> s.capacity().availableBytes());
+        bytes("loopcsi.pool.available", "Bytes a new thin volume may get: min((capacity - charged) x thin overcommit,"
+                + " host free - host reserve - promised)", tags, s -> s.capacity().availableBytes());
+        bytes("loopcsi.pool.available.thick", "Bytes a new thick volume may get: min(capacity - charged, host free - host reserve - promised)",
+                tags, s -> s.capacity().availableThickBytes());
+        bytes("loopcsi.pool.charged", "What the capacity is charged: thick volumes and snapshots in full, thin volumes their size /"
+                + " thin overcommit", tags, s -> s.capacity().chargedBytes());
+        bytes("loopcsi.pool.host.reserve", "Free bytes of the host filesystem the pool never counts as available (--host-reserve)", tags,
+                s -> s.capacity().hostReserveBytes());
         for (int i = 0; i < KINDS.size(); i++) {
             int kind = i;
             gauge("loopcsi.volumes", "Volumes in the pool, by mode and filesystem", tags.and("mode", KINDS.get(i)[0], "fs_type",

@@ -125,6 +125,11 @@ final class CapacityPublisher implements AutoCloseable {
         s.setAllocatedBytes(c.allocatedBytes());
         s.setHostFreeBytes(c.hostFreeBytes());
         s.setAvailableBytes(c.availableBytes());
+        s.setAvailableThickBytes(c.availableThickBytes());
+        s.setChargedBytes(c.chargedBytes());
+        s.setHostReserveBytes(c.hostReserveBytes());
+        s.setThinOvercommit(c.thinOvercommit());
+        s.setCapacityProblem(c.problem()); // "" once cleared: a merge patch keeps a field it is not given
         s.setCapacity(Sizes.format(c.totalBytes()));
         s.setAllocated(Sizes.format(c.allocatedBytes()));
         s.setAvailable(Sizes.format(c.availableBytes()));

@@ -67,6 +67,7 @@ import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
 import io.loopcsi.operator.status.PoolStatus;
+import io.loopcsi.operator.status.HostReserve;
 import io.loopcsi.operator.status.LostNodes;
 import io.loopcsi.operator.status.PoolVolumes;
 import io.loopcsi.operator.status.UnsupportedNodes;
@@ -361,6 +362,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     }
 
     private static void recordTransition(KubernetesClient client, StoragePool pool, StoragePoolStatus previous, StoragePoolStatus next) {
+        recordHostReserve(client, pool, previous, next);
         var before = previous == null ? null : Conditions.find(previous.getConditions(), Conditions.READY).orElse(null);
         var after = Conditions.find(next.getConditions(), Conditions.READY).orElseThrow();
         boolean same = before != null && Objects.equals(before.getStatus(), after.getStatus()) && Objects.equals(before.getReason(), after.getReason());
@@ -373,6 +375,16 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
             PoolEvents.warning(client, pool, after.getReason(), after.getMessage());
         } else {
             PoolEvents.normal(client, pool, after.getReason(), after.getMessage());
+        }
+    }
+
+    /** A Warning Event when the pool turns Degraded for its host reserve (Ready does not change: the pool still runs). */
+    private static void recordHostReserve(KubernetesClient client, StoragePool pool, StoragePoolStatus previous, StoragePoolStatus next) {
+        var before = previous == null ? null : Conditions.find(previous.getConditions(), Conditions.DEGRADED).orElse(null);
+        var after = Conditions.find(next.getConditions(), Conditions.DEGRADED).orElse(null);
+        if (after != null && "True".equals(after.getStatus()) && HostReserve.REASON.equals(after.getReason())
+                && (before == null || !HostReserve.REASON.equals(before.getReason()) || !"True".equals(before.getStatus()))) {
+            PoolEvents.warning(client, pool, HostReserve.REASON, after.getMessage());
         }
     }
 

@@ -23,6 +23,8 @@ class FlagsTest {
             "standalone", List.of(
                     new String[] { "--capacity", "abc", "--capacity: not a size: 'abc' (use e.g. 20Gi, 500Mi or bytes)" },
                     new String[] { "--capacity", "0", "--capacity: must be more than 0" },
+                    new String[] { "--host-reserve", "-1Gi", "--host-reserve: not a size: '-1Gi'" },
+                    new String[] { "--thin-overcommit", "0.5", "--thin-overcommit: not a ratio from 1 to 100: '0.5'" },
                     new String[] { "--endpoint", "http://x", "--endpoint: endpoint http://x: expected unix:///PATH" },
                     new String[] { "--data-dir", "", "--data-dir: empty path" },
                     new String[] { "--node-id", "-bad-", "--node-id: not a topology value" },
@@ -37,6 +39,8 @@ class FlagsTest {
             "node", List.of(
                     new String[] { "--node-name", "Node_1", "--node-name: not a Kubernetes name" },
                     new String[] { "--capacity", "1.5GB", "--capacity: not a size: '1.5GB'" },
+                    new String[] { "--host-reserve", "10GB", "--host-reserve: not a size: '10GB'" },
+                    new String[] { "--thin-overcommit", "1e3", "--thin-overcommit: not a ratio from 1 to 100: '1e3'" },
                     new String[] { "--registration-socket", " ", "--registration-socket: empty path" },
                     new String[] { "--pool", "p".repeat(64), "--pool: longer than 63 characters" },
                     new String[] { "--max-volumes", "many", "--max-volumes: not a whole number" },

@@ -205,8 +205,8 @@ class ApiVolumeProviderTest {
         assertEquals(8 * GI, provider.capacity(null).availableBytes(), "the pool: the nodes that report");
         node("node-a", 2 * GI, Instant.now());
         assertEquals(10 * GI, provider.capacity(null).availableBytes(), "the pool: the sum of the nodes that report");
-        assertEquals(8 * GI, provider.largestVolumeBytes(null), "the largest volume fits on one node: not the sum");
-        assertEquals(2 * GI, provider.largestVolumeBytes("node-a"));
+        assertEquals(8 * GI, provider.largestVolumeBytes(null, false), "the largest volume fits on one node: not the sum");
+        assertEquals(2 * GI, provider.largestVolumeBytes("node-a", false));
     }
 
     @Test

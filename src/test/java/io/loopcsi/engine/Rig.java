@@ -32,14 +32,23 @@ final class Rig {
     final NodeVolumes node;
 
     Rig(Path poolDir, long capacityBytes) {
+        this(poolDir, CapacityPolicy.cap(capacityBytes));
+    }
+
+    Rig(Path poolDir, CapacityPolicy policy) {
         pool = new PoolDirectory(poolDir);
         thick = new ThickAllocation(pool, RUNNER, locks);
-        engine = new VolumeEngine(pool, capacityBytes, "node-1", RUNNER, loops, locks, FailPoints.NONE, thick);
+        engine = new VolumeEngine(pool, policy, "node-1", RUNNER, loops, locks, FailPoints.NONE, thick);
         node = new NodeVolumes(pool, loops, mounter, filesystems, locks, thick);
     }
 
     VolumeMeta block(String name, long bytes) {
         return engine.createVolume(new CreateRequest(name, bytes, 0, VolumeMode.BLOCK, "", null, null, Map.of()));
+    }
+
+    VolumeMeta thickBlock(String name, long bytes) {
+        return engine.createVolume(new CreateRequest(name, bytes, 0, VolumeMode.BLOCK, "", null, null, Map.of(),
+                new MutableParameters(Map.of(MutableParameters.PROVISIONING, "thick"))));
     }
 
     VolumeMeta fs(String name, String fsType, long bytes) {

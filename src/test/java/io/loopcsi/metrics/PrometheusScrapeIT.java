@@ -55,7 +55,8 @@ class PrometheusScrapeIT {
     void start() throws Exception {
         dir = Files.createTempDirectory("loopcsi-metrics-").toRealPath();
         metricsAddress = "127.0.0.1:" + PrometheusProcess.freePort();
-        driver = DriverProcess.startWithFlags(dir, List.of("--metrics-address", metricsAddress));
+        driver = DriverProcess.startWithFlags(dir, List.of("--metrics-address", metricsAddress, "--thin-overcommit", "2",
+                "--host-reserve", "1Mi"));
         prometheus = PrometheusProcess.start(dir, metricsAddress, "/q/metrics");
     }
 
@@ -113,6 +114,9 @@ class PrometheusScrapeIT {
         await("loopcsi_volumes_abnormal", 1);
         await("loopcsi_pool_allocated_bytes{driver=\"loopcsi.io\",node=\"it-node\"}", 364 * MIB);
         await("loopcsi_pool_capacity_bytes", 20L << 30);
+        // --thin-overcommit 2: the thin volumes' 364Mi are charged half (issue 24); --host-reserve 1Mi is reported as given
+        await("loopcsi_pool_charged_bytes{driver=\"loopcsi.io\",node=\"it-node\"}", 182 * MIB);
+        await("loopcsi_pool_host_reserve_bytes", MIB);
         await("loopcsi_volumes{mode=\"filesystem\",fs_type=\"xfs\"}", 1);
         await("loopcsi_volumes{mode=\"block\",fs_type=\"none\"}", 1);
         await("loopcsi_volumes{fs_type=\"ext4\"}", 0);

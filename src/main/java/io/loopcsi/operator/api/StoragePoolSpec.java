@@ -24,10 +24,24 @@ public class StoragePoolSpec {
     @Size(max = 4096)
     private String backingDir;
 
-    @JsonPropertyDescription("Capacity of the pool on each node (a quantity, e.g. 100Gi); never overcommitted.")
+    @JsonPropertyDescription("Capacity of the pool on each node (a quantity, e.g. 100Gi), the hard cap: thick volumes and snapshots"
+            + " count in full, thin volumes their size / thinOvercommit.")
     @Required
     @Pattern(QUANTITY)
     private String capacityPerNode;
+
+    @JsonPropertyDescription("Free space of the host filesystem under backingDir that the pool never counts as available on each"
+            + " node, kept for the host (a quantity, e.g. 10Gi); default none. A reserve not smaller than a node's filesystem makes"
+            + " the pool Degraded (HostReserveTooLarge).")
+    @Pattern(QUANTITY)
+    private String hostReserve;
+
+    @JsonPropertyDescription("How far the sizes of thin volumes may exceed capacityPerNode: 1 (default, not at all) to 100; e.g. 2"
+            + " lets thin volumes of 200Gi share a 100Gi capacity. The host's free space, less hostReserve and less what existing"
+            + " volumes may still write, still bounds every volume: a volume never finds the host full before itself.")
+    @io.fabric8.generator.annotation.Min(1)
+    @io.fabric8.generator.annotation.Max(100)
+    private Double thinOvercommit;
 
     @JsonPropertyDescription("Nodes that carry the pool (label selector of the node DaemonSet); all nodes when empty.")
     private Map<String, String> nodeSelector = new LinkedHashMap<>();
@@ -80,6 +94,22 @@ public class StoragePoolSpec {
 
     public void setCapacityPerNode(String capacityPerNode) {
         this.capacityPerNode = capacityPerNode;
+    }
+
+    public String getHostReserve() {
+        return hostReserve;
+    }
+
+    public void setHostReserve(String hostReserve) {
+        this.hostReserve = hostReserve;
+    }
+
+    public Double getThinOvercommit() {
+        return thinOvercommit;
+    }
+
+    public void setThinOvercommit(Double thinOvercommit) {
+        this.thinOvercommit = thinOvercommit;
     }
 
     public Map<String, String> getNodeSelector() {

@@ -29,8 +29,11 @@ public class StoragePoolStatus {
     private String capacity;
     @JsonPropertyDescription("Allocated: the sum the nodes report (volumes and snapshots), else the capacities of the pool's PersistentVolumes.")
     private String allocated;
-    @JsonPropertyDescription("What new volumes may still take, summed over the nodes that report their capacity.")
+    @JsonPropertyDescription("What new thin volumes may still take, summed over the nodes that report their capacity (thinOvercommit"
+            + " counted in; what GetCapacity and the CSIStorageCapacity objects say).")
     private String available;
+    @JsonPropertyDescription("What new thick volumes may still take (in full against capacityPerNode), summed over the reporting nodes.")
+    private String availableThick;
     @JsonPropertyDescription("Nodes whose node plugin reports its capacity (a fresh LoopPoolNode heartbeat).")
     private Integer reportingNodes;
     @JsonPropertyDescription("Number of PersistentVolumes of the pool's driver.")
@@ -114,6 +117,14 @@ public class StoragePoolStatus {
 
     public void setVolumes(Integer volumes) {
         this.volumes = volumes;
+    }
+
+    public String getAvailableThick() {
+        return availableThick;
+    }
+
+    public void setAvailableThick(String availableThick) {
+        this.availableThick = availableThick;
     }
 
     public String getAvailable() {

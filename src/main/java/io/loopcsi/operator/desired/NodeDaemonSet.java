@@ -40,6 +40,25 @@ public final class NodeDaemonSet {
         return KUBELET_DIR + "/plugins_registry/" + pool.driverName() + "-reg.sock";
     }
 
+    /**
+     * The node container's arguments. The host reserve and the overcommit ratio are passed only when
+     * the pool sets them, so that a pool without them keeps its pod template (no rollout on upgrade).
+     */
+    static List<String> nodeArgs(StoragePool pool) {
+        List<String> args = new java.util.ArrayList<>(List.of("node", "--endpoint", "unix://" + csiSocket(pool), "--driver-name",
+                pool.driverName(), "--pool", pool.getMetadata().getName(), "--node-name", "$(NODE_NAME)", "--data-dir", pool.backingDir(),
+                "--capacity", pool.getSpec().getCapacityPerNode()));
+        if (pool.getSpec().getHostReserve() != null && !pool.getSpec().getHostReserve().isBlank()) {
+            args.addAll(List.of("--host-reserve", pool.getSpec().getHostReserve()));
+        }
+        if (pool.getSpec().getThinOvercommit() != null) {
+            args.addAll(List.of("--thin-overcommit", io.loopcsi.engine.CapacityPolicy.format(pool.getSpec().getThinOvercommit())));
+        }
+        args.addAll(List.of("--registration-socket", registrationSocket(pool), "--allowed-roots", KUBELET_DIR, "--http-address",
+                ControllerDeployment.HTTP_ADDRESS));
+        return args;
+    }
+
     public static DaemonSet desired(StoragePool pool, String namespace) {
         Images img = Sidecars.images(pool);
         String pull = Sidecars.pullPolicy(pool);
@@ -70,10 +89,7 @@ public final class NodeDaemonSet {
                 .endInitContainer()
                 .addNewContainer().withName("loopcsi")
                 .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
-                .withArgs("node", "--endpoint", "unix://" + csiSocket(pool), "--driver-name", pool.driverName(),
-                        "--pool", pool.getMetadata().getName(), "--node-name", "$(NODE_NAME)", "--data-dir", pool.backingDir(),
-                        "--capacity", pool.getSpec().getCapacityPerNode(), "--registration-socket", registrationSocket(pool),
-                        "--allowed-roots", KUBELET_DIR, "--http-address", ControllerDeployment.HTTP_ADDRESS)
+                .withArgs(nodeArgs(pool))
                 .withEnv(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"))
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()
                 .withLivenessProbe(Sidecars.probe("/q/health/live"))

@@ -40,10 +40,12 @@ public final class PrometheusRuleSpec {
         String p = "pool=\"" + pool.getMetadata().getName() + "\"";
         List<Map<String, Object>> rules = List.of(
                 alert("LoopcsiPoolAlmostFull", "warning", "15m",
-                        "loopcsi_pool_allocated_bytes{" + d + "} / loopcsi_pool_capacity_bytes{" + d + "} > 0.9",
+                        // charged, not allocated: with thinOvercommit the allocated sizes may pass the capacity on purpose (issue 24)
+                        "loopcsi_pool_charged_bytes{" + d + "} / loopcsi_pool_capacity_bytes{" + d + "} > 0.9",
                         "Pool {{ $labels.driver }} is almost fully allocated on node {{ $labels.node }}",
-                        "{{ $value | humanizePercentage }} of the pool's capacity on node {{ $labels.node }} is allocated to volumes and "
-                                + "snapshots; new volumes for pods scheduled there will fail with RESOURCE_EXHAUSTED."),
+                        "{{ $value | humanizePercentage }} of the pool's capacity on node {{ $labels.node }} is charged to volumes and "
+                                + "snapshots (thin volumes at 1/thinOvercommit of their size); new volumes for pods scheduled there "
+                                + "will fail with RESOURCE_EXHAUSTED."),
                 alert("LoopcsiHostFilesystemOvercommitted", "critical", "5m",
                         "loopcsi_pool_host_promised_bytes{" + d + "} - loopcsi_pool_host_free_bytes{" + d + "} > 0",
                         "Volumes of {{ $labels.driver }} on node {{ $labels.node }} may write more than the host filesystem has left",

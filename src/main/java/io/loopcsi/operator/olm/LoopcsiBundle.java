@@ -74,8 +74,9 @@ public class LoopcsiBundle implements SharedCSVMetadata {
             * Loop devices on those nodes (`/dev/loop-control`; `modprobe loop` where the module is \
             not loaded).
             * Room on the nodes' filesystem under each pool's backing directory (default \
-            `/var/lib/loopcsi/<pool>`); image files are sparse and a pool never overcommits its \
-            `capacityPerNode`.
+            `/var/lib/loopcsi/<pool>`); image files are sparse, and a pool never promises more than \
+            the host filesystem holds (`hostReserve` keeps space for the host; `thinOvercommit` lets \
+            thin volumes pass `capacityPerNode`, never the host's free space).
             * Nothing to install on the nodes: the loopcsi image brings xfsprogs, e2fsprogs and \
             util-linux. Snapshots need the VolumeSnapshot CRDs and snapshot-controller.
 

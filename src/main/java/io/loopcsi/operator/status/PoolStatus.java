@@ -78,7 +78,8 @@ public final class PoolStatus {
             // what the nodes themselves report: the pool's real capacity and allocation (snapshots included)
             s.setCapacity(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getTotalBytes()).sum()));
             s.setAllocated(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getAllocatedBytes()).sum()));
-            s.setAvailable(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().getAvailableBytes()).sum()));
+            s.setAvailable(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().available(false)).sum()));
+            s.setAvailableThick(Quantities.format(reporting.stream().mapToLong(n -> n.getStatus().available(true)).sum()));
             s.setReportingNodes(reporting.size());
         }
 
@@ -100,6 +101,9 @@ public final class PoolStatus {
             if (!unsupported.isEmpty()) {
                 c = Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
                         + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
+            } else if (!HostReserve.problems(o.poolNodes() == null ? List.of() : o.poolNodes()).isEmpty()) {
+                c = Conditions.set(c, Conditions.DEGRADED, true, HostReserve.REASON,
+                        HostReserve.message(HostReserve.problems(o.poolNodes())), gen, now);
             } else if (!lost.isEmpty()) {
                 c = Conditions.set(c, Conditions.DEGRADED, true, LostNodes.REASON, LostNodes.message(lost, String.valueOf(pool.getSpec().getLostNodes())),
                         gen, now);

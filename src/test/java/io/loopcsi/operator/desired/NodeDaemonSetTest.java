@@ -17,6 +17,20 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 class NodeDaemonSetTest {
 
     @Test
+    void theHostReserveAndTheOvercommitRatioArePassedOnlyWhenThePoolSetsThem() {
+        var pool = Pools.minimal("p1");
+        List<String> plain = NodeDaemonSet.nodeArgs(pool);
+        assertTrue(!plain.contains("--host-reserve") && !plain.contains("--thin-overcommit"), "an older pool's template stays as it was");
+        pool.getSpec().setHostReserve("10Gi");
+        pool.getSpec().setThinOvercommit(2.0);
+        List<String> args = NodeDaemonSet.nodeArgs(pool);
+        int i = args.indexOf("--host-reserve");
+        assertEquals(List.of("--host-reserve", "10Gi", "--thin-overcommit", "2"), args.subList(i, i + 4), "as the launcher takes them");
+        pool.getSpec().setThinOvercommit(1.5);
+        assertTrue(String.join(" ", NodeDaemonSet.nodeArgs(pool)).contains("--thin-overcommit 1.5"));
+    }
+
+    @Test
     void oneContainerTheNodeRoleRegisteringItselfWithKubeletAndProbingItsOwnHealth() {
         var ds = NodeDaemonSet.desired(Pools.minimal("p1"), "ns");
         assertEquals("loopcsi-p1-node", ds.getMetadata().getName());

@@ -658,8 +658,88 @@ class PoolServesVolumesKubeIT {
         }
     }
 
+    /**
+     * Issue 24, part 4, as an admin uses it: a hostReserve no node can serve from turns the pool
+     * Degraded (HostReserveTooLarge, a Warning Event) and leaves the node nothing to offer; a
+     * sensible one with thinOvercommit 2 lets a thin volume past what the cap has left, never a
+     * thick one. The node plugin is restarted from the DaemonSet's new template, as its rollout would.
+     */
     @Test
     @Order(9)
+    void theHostReserveAndTheThinOvercommitChangeWhatTheNodeOffers() throws Exception {
+        editCapacity("100Ti", 2.0);
+        restartFromTemplate("node-a", "100Ti");
+        var report = await("node-a reports the reserve it cannot serve from", () -> {
+            var st = admin.resources(LoopPoolNode.class).withName(POOL + ".node-a").get().getStatus();
+            return st != null && st.getCapacityProblem() != null && !st.getCapacityProblem().isBlank() ? st : null;
+        });
+        assertTrue(report.getCapacityProblem().startsWith("the host reserve 102400Gi is not less than the size of the host filesystem"),
+                report.getCapacityProblem());
+        assertEquals(2.0, report.getThinOvercommit());
+        var degraded = await("the pool is Degraded for it", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get()
+                .getStatus().getConditions(), Conditions.DEGRADED).filter(c -> "HostReserveTooLarge".equals(c.getReason())).orElse(null));
+        assertTrue(degraded.getMessage().contains("node-a: the host reserve 102400Gi"), degraded.getMessage());
+        await("a Warning Event says so", () -> admin.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> POOL.equals(e.getInvolvedObject().getName()) && "HostReserveTooLarge".equals(e.getReason())
+                        && "Warning".equals(e.getType())));
+        assertEquals(0, capacity("node-a"));
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> c.controller.createVolume(CreateVolumeRequest
+                    .newBuilder().setName("pvc-reserved").setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GI))
+                    .addVolumeCapabilities(mount()).setAccessibilityRequirements(on("node-a")).build()));
+            assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+            assertTrue(e.getStatus().getDescription().contains("the host reserve 102400Gi"), e.getStatus().getDescription());
+        }
+
+        editCapacity("1Gi", 2.0);
+        restartFromTemplate("node-a", "1Gi");
+        var fixed = await("node-a serves again, overcommitted", () -> {
+            var st = admin.resources(LoopPoolNode.class).withName(POOL + ".node-a").get().getStatus();
+            return st != null && "".equals(st.getCapacityProblem()) && Long.valueOf(GI).equals(st.getHostReserveBytes()) ? st : null;
+        });
+        assertTrue(fixed.getAvailableBytes() > fixed.getAvailableThickBytes(), "thin volumes may pass what the cap has left: " + fixed.getAvailable());
+        assertEquals(fixed.getAvailableBytes(), capacity("node-a"), "GetCapacity (the CSIStorageCapacity objects) gives the thin figure");
+        await("the pool is no longer Degraded for it", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get()
+                .getStatus().getConditions(), Conditions.DEGRADED).filter(c -> !"HostReserveTooLarge".equals(c.getReason())).orElse(null));
+        long pastTheCap = fixed.getAvailableThickBytes() / GI * GI + GI;
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            StatusRuntimeException thick = assertThrows(StatusRuntimeException.class, () -> c.controller.createVolume(CreateVolumeRequest
+                    .newBuilder().setName("pvc-thick-past-cap").setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(pastTheCap))
+                    .addVolumeCapabilities(block()).setAccessibilityRequirements(on("node-a")).putMutableParams("provisioning", "thick").build()));
+            assertEquals(Status.Code.RESOURCE_EXHAUSTED, thick.getStatus().getCode());
+            assertTrue(thick.getStatus().getDescription().contains("for thick volumes"), thick.getStatus().getDescription());
+            var thin = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-thin-past-cap")
+                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(pastTheCap)).addVolumeCapabilities(block())
+                    .setAccessibilityRequirements(on("node-a")).build());
+            assertEquals(pastTheCap, thin.getVolume().getCapacityBytes());
+            deleteAsTheProvisionerDoes(c, thin.getVolume().getVolumeId());
+        }
+    }
+
+    static void editCapacity(String hostReserve, Double thinOvercommit) {
+        admin.resources(StoragePool.class).withName(POOL).edit(p -> {
+            p.getSpec().setHostReserve(hostReserve);
+            p.getSpec().setThinOvercommit(thinOvercommit);
+            return p;
+        });
+    }
+
+    /** The node plugin stopped and started again from the DaemonSet's template once it carries the reserve. */
+    static void restartFromTemplate(String n, String hostReserve) throws Exception {
+        DaemonSet ds = await("the node DaemonSet passes --host-reserve " + hostReserve, () -> {
+            DaemonSet d = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get();
+            List<String> args = d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+            int i = args.indexOf("--host-reserve");
+            return i >= 0 && args.get(i + 1).equals(hostReserve) && args.contains("--thin-overcommit") ? d : null;
+        });
+        nodes.get(n).stop();
+        nodePods.put(n, PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), root.resolve(n),
+                root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort())));
+        startNode(n);
+    }
+
+    @Test
+    @Order(10)
     void thePoolsDeletionIsHeldWhileItsVolumesExist() throws Exception {
         Kubectl.ok("delete", "storagepool", POOL, "--wait=false");
         await("deletion held", () -> Conditions.find(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getConditions(),

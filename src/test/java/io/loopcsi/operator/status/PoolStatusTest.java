@@ -86,6 +86,39 @@ class PoolStatusTest {
         assertEquals("5Gi", none.getAllocated());
     }
 
+    @Test
+    void aHostReserveANodeCannotServeFromMakesThePoolDegradedAndTheThickFigureIsSummedApart() {
+        var pool = Pools.minimal("p1");
+        var dep = new DeploymentBuilder().withNewStatus().withAvailableReplicas(1).endStatus().build();
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(2).withNumberReady(2).endStatus().build();
+        var a = report("node-a", 20L << 30, 30L << 30, 10L << 30, T1.minusSeconds(10));
+        a.getStatus().setAvailableThickBytes(5L << 30); // thinOvercommit 2 on node-a
+        var b = report("node-b", 20L << 30, 0, 0, T1.minusSeconds(5));
+        b.getStatus().setAvailableThickBytes(0L);
+        b.getStatus().setCapacityProblem("the host reserve 600Gi is not less than the size of the host filesystem under the pool (500Gi)");
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(dep, ds, null, null, null, List.of(a, b)), T1);
+        assertEquals("10Gi", s.getAvailable());
+        assertEquals("5Gi", s.getAvailableThick());
+        assertEquals("30Gi", s.getAllocated(), "allocated may pass the capacity under overcommit");
+        var degraded = Conditions.find(s.getConditions(), Conditions.DEGRADED).orElseThrow();
+        assertEquals("True", degraded.getStatus());
+        assertEquals(HostReserve.REASON, degraded.getReason());
+        assertTrue(degraded.getMessage().contains("node-b: the host reserve 600Gi"), degraded.getMessage());
+        assertTrue(Conditions.isTrue(s.getConditions(), Conditions.READY), "the pool still serves from its other nodes");
+
+        b.getStatus().setCapacityProblem(""); // the node's report once the reserve was lowered
+        var fixed = PoolStatus.compute(pool, s, new PoolStatus.Observed(dep, ds, null, null, null, List.of(a, b)), T1);
+        assertFalse(Conditions.isTrue(fixed.getConditions(), Conditions.DEGRADED));
+    }
+
+    @Test
+    void aNodeOlderThanTheThickFigureCountsItsOneFigureForBoth() {
+        var pool = Pools.minimal("p1");
+        var old = report("node-a", 20L << 30, 3L << 30, 17L << 30, T1.minusSeconds(10));
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(null, null, null, null, null, List.of(old)), T1);
+        assertEquals("17Gi", s.getAvailableThick());
+    }
+
     static io.loopcsi.handoff.LoopPoolNode report(String node, long total, long allocated, long available, Instant heartbeat) {
         var n = new io.loopcsi.handoff.LoopPoolNode("p1." + node, new io.loopcsi.handoff.LoopPoolNodeSpec("p1", "p1.loopcsi.io", node));
         var st = new io.loopcsi.handoff.LoopPoolNodeStatus();
