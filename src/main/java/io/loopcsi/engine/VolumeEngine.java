@@ -605,8 +605,17 @@ public class VolumeEngine implements VolumeProvider {
         }
         long inFlight = inFlightBytes();
         long promised = unwrittenBytes(vols) + inFlight;
+        long hostFree;
+        long hostSize;
+        try {
+            java.nio.file.FileStore host = Files.getFileStore(pool.root()); // one statvfs for both figures
+            hostFree = host.getUsableSpace();
+            hostSize = host.getTotalSpace();
+        } catch (IOException e) {
+            throw EngineException.internal("cannot stat the pool's filesystem: " + e.getMessage(), e);
+        }
         return policy.evaluate(new CapacityPolicy.Usage(thin, thickBytes, pool.snapshotBytes(), inFlight, inFlightCharged(),
-                hostFreeBytes(), promised, hostSizeBytes()));
+                hostFree, promised, hostSize));
     }
 
     private long inFlightBytes() {
@@ -656,13 +665,6 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
-    private long hostSizeBytes() {
-        try {
-            return Files.getFileStore(pool.root()).getTotalSpace();
-        } catch (IOException e) {
-            throw EngineException.internal("cannot stat the pool's filesystem: " + e.getMessage(), e);
-        }
-    }
 
     /**
      * Admits bytes for id against the pool and the host, or refuses with RESOURCE_EXHAUSTED; thick

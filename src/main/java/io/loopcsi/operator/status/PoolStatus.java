@@ -84,6 +84,7 @@ public final class PoolStatus {
         }
 
         List<LostNode> lost = o.lostNodes() == null ? List.of() : o.lostNodes();
+        List<String> reserveProblems = HostReserve.problems(o.poolNodes() == null ? List.of() : o.poolNodes());
         List<io.fabric8.kubernetes.api.model.Condition> c = previous == null ? List.of() : previous.getConditions();
         if (o.problem() != null) {
             c = Conditions.set(c, Conditions.READY, false, o.problemReason(), o.problem(), gen, now);
@@ -101,9 +102,8 @@ public final class PoolStatus {
             if (!unsupported.isEmpty()) {
                 c = Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
                         + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
-            } else if (!HostReserve.problems(o.poolNodes() == null ? List.of() : o.poolNodes()).isEmpty()) {
-                c = Conditions.set(c, Conditions.DEGRADED, true, HostReserve.REASON,
-                        HostReserve.message(HostReserve.problems(o.poolNodes())), gen, now);
+            } else if (!reserveProblems.isEmpty()) {
+                c = Conditions.set(c, Conditions.DEGRADED, true, HostReserve.REASON, HostReserve.message(reserveProblems), gen, now);
             } else if (!lost.isEmpty()) {
                 c = Conditions.set(c, Conditions.DEGRADED, true, LostNodes.REASON, LostNodes.message(lost, String.valueOf(pool.getSpec().getLostNodes())),
                         gen, now);
