@@ -17,6 +17,7 @@ import io.loopcsi.engine.LoopDevices;
 import io.loopcsi.engine.Mounter;
 import io.loopcsi.engine.NodeVolumes;
 import io.loopcsi.engine.PoolDirectory;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.ThickAllocation;
 import io.loopcsi.engine.VolumeEngine;
@@ -70,11 +71,11 @@ public class EngineBeans {
     @Singleton
     @Typed(VolumeEngine.class)
     VolumeEngine engine(DriverConfig config, PoolDirectory pool, CommandRunner runner, LoopDevices loops, VolumeLocks locks,
-            ThickAllocation thick) {
+            ThickAllocation thick, SectorSizes sectors) {
         io.loopcsi.engine.CapacityPolicy policy = new io.loopcsi.engine.CapacityPolicy(Sizes.parse(config.capacity()),
                 Sizes.parse(config.hostReserve()), config.thinOvercommit());
         VolumeEngine engine = new VolumeEngine(pool, policy, nodeId(config), runner, loops, locks,
-                new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick);
+                new FailPoints(config.failPoints().orElse(java.util.Set.of())), thick, sectors);
         engine.recover();
         return engine;
     }
@@ -86,10 +87,18 @@ public class EngineBeans {
         return new ThickAllocation(pool, runner, locks);
     }
 
+    /** One per pool: the sector size new volumes get is probed once, at the first create or stage that needs it. */
     @Produces
     @Singleton
-    NodeVolumes nodeVolumes(PoolDirectory pool, LoopDevices loops, CommandRunner runner, VolumeLocks locks, ThickAllocation thick) {
-        return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks, thick);
+    SectorSizes sectorSizes(PoolDirectory pool, CommandRunner runner, LoopDevices loops) {
+        return new SectorSizes(pool, runner, loops);
+    }
+
+    @Produces
+    @Singleton
+    NodeVolumes nodeVolumes(PoolDirectory pool, LoopDevices loops, CommandRunner runner, VolumeLocks locks, ThickAllocation thick,
+            SectorSizes sectors) {
+        return new NodeVolumes(pool, loops, new Mounter(runner), new Filesystems(runner), locks, thick, sectors);
     }
 
     public static String nodeId(DriverConfig config) {

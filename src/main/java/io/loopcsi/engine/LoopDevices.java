@@ -93,12 +93,20 @@ public class LoopDevices {
      * the kernel does not apply a read-only bind mount to writes through a device node, so only a
      * device that refuses writes keeps such a pod from writing). It never writes, so it cannot
      * corrupt what the read-write device holds; it reads the same file with the same direct I/O
-     * choice, so it sees what the writer has written to the file.
+     * choice and the same sector size, so it sees what the writer has written to the file, counted
+     * in the same sectors.
+     *
+     * @param sectorSize the volume's sector size ({@link SectorSizes}); 0: the kernel's choice
      */
-    public String attachReadOnlyCompanion(Path backingFile, MutableParameters.DirectIo dio) {
+    public String attachReadOnlyCompanion(Path backingFile, MutableParameters.DirectIo dio, int sectorSize) {
         String file = backingFile.toAbsolutePath().normalize().toString();
+        List<String> cmd = new ArrayList<>(List.of("losetup", "--find", "--show", "--read-only"));
+        addSectorSize(cmd, sectorSize);
         if (dio != MutableParameters.DirectIo.OFF) {
-            CommandRunner.Result r = runner.exec("losetup", "--find", "--show", "--read-only", "--direct-io=on", file);
+            List<String> withDio = new ArrayList<>(cmd);
+            withDio.add("--direct-io=on");
+            withDio.add(file);
+            CommandRunner.Result r = runner.exec(withDio.toArray(String[]::new));
             if (r.ok()) {
                 return r.stdout().strip();
             }
@@ -107,7 +115,15 @@ public class LoopDevices {
                 return attached.get();
             }
         }
-        return runner.run("losetup", "--find", "--show", "--read-only", file).strip();
+        cmd.add(file);
+        return runner.run(cmd.toArray(String[]::new)).strip();
+    }
+
+    private static void addSectorSize(List<String> cmd, int sectorSize) {
+        if (sectorSize > 0) {
+            cmd.add("--sector-size");
+            cmd.add(Integer.toString(sectorSize));
+        }
     }
 
     private List<String> byInode(String file) {
@@ -135,20 +151,23 @@ public class LoopDevices {
         return n;
     }
 
-    /** As {@link #findOrAttach(Path, boolean, MutableParameters.DirectIo)} with direct I/O where the host allows it. */
+    /** As {@link #findOrAttach(Path, boolean, MutableParameters.DirectIo, int)} with direct I/O where the host allows it, at the kernel's sector size. */
     public String findOrAttach(Path backingFile, boolean readOnly) {
-        return findOrAttach(backingFile, readOnly, MutableParameters.DirectIo.AUTO);
+        return findOrAttach(backingFile, readOnly, MutableParameters.DirectIo.AUTO, 0);
     }
 
     /**
-     * Returns the loop device of the backing file, attaching it if it has none. Direct I/O: AUTO
-     * asks for it (no double caching of the image in the host page cache) and falls back to
-     * buffered I/O where the host filesystem refuses it; ON fails there (FAILED_PRECONDITION, the
-     * device detached again); OFF attaches buffered. A read-only device is the only way to make a
-     * published block volume read-only: the kernel does not apply a read-only bind mount to writes
-     * through a device node. An existing device is returned as it is.
+     * Returns the loop device of the backing file, attaching it if it has none, with sectorSize-byte
+     * sectors ({@link SectorSizes}: a volume's filesystem is made for its sector size; 0 leaves it to
+     * the kernel). Direct I/O: AUTO asks for it (no double caching of the image in the host page
+     * cache) and runs buffered where the host filesystem refuses it at that sector size; ON fails
+     * there (FAILED_PRECONDITION, the device detached again); OFF attaches buffered. Whether direct I/O
+     * is on is read from the device itself: the kernel may accept the request and quietly run
+     * buffered (a 512-byte device on a file whose direct-I/O alignment is 4096). A read-only device
+     * is the only way to make a published block volume read-only: the kernel does not apply a
+     * read-only bind mount to writes through a device node. An existing device is returned as it is.
      */
-    public String findOrAttach(Path backingFile, boolean readOnly, MutableParameters.DirectIo dio) {
+    public String findOrAttach(Path backingFile, boolean readOnly, MutableParameters.DirectIo dio, int sectorSize) {
         Optional<String> existing = find(backingFile);
         if (existing.isPresent()) {
             return existing.get();
@@ -158,6 +177,7 @@ public class LoopDevices {
         if (readOnly) {
             cmd.add("--read-only");
         }
+        addSectorSize(cmd, sectorSize);
         if (dio == MutableParameters.DirectIo.OFF) {
             cmd.add(file);
             return runner.run(cmd.toArray(String[]::new)).strip();
@@ -165,22 +185,42 @@ public class LoopDevices {
         cmd.add("--direct-io=on");
         cmd.add(file);
         CommandRunner.Result r = runner.exec(cmd.toArray(String[]::new));
-        if (r.ok()) {
-            return r.stdout().strip();
+        // losetup may have attached the device and only failed to switch on direct I/O, or
+        // succeeded while the kernel kept the device buffered.
+        existing = r.ok() ? Optional.of(r.stdout().strip()) : find(backingFile);
+        if (existing.isPresent() && directIo(existing.get())) {
+            return existing.get();
         }
-        // losetup may have attached the device and only failed to switch on direct I/O.
-        existing = find(backingFile);
         if (dio == MutableParameters.DirectIo.ON) {
             existing.ifPresent(this::detach);
-            throw EngineException.precondition("directIO=on: the host filesystem under " + file + " refuses direct I/O on a loop device ("
-                    + r.stderr().strip() + "); use directIO=auto or off");
+            throw EngineException.precondition("directIO=on: the host filesystem under " + file + " refuses direct I/O on a loop device"
+                    + (sectorSize > 0 ? " with " + sectorSize + "-byte sectors" : "") + " ("
+                    + (r.ok() ? "the kernel runs it buffered: the file's direct-I/O alignment is larger than a sector" : r.stderr().strip())
+                    + "); use directIO=auto or off");
         }
         if (existing.isPresent()) {
-            LOG.infof("direct I/O not available for %s, using buffered I/O on %s", file, existing.get());
+            LOG.infof("direct I/O not available for %s%s, using buffered I/O on %s", file,
+                    sectorSize > 0 ? " at " + sectorSize + "-byte sectors" : "", existing.get());
             return existing.get();
         }
         cmd.remove("--direct-io=on");
         return runner.run(cmd.toArray(String[]::new)).strip();
+    }
+
+    /**
+     * Whether a loop device on this file does direct I/O with sectorSize-byte sectors: a read-only
+     * device attached for the question and detached again ({@link SectorSizes#probe}). The file must
+     * be one no volume uses.
+     */
+    public boolean directIoWorks(Path file, int sectorSize) {
+        CommandRunner.Result r = runner.exec("losetup", "--find", "--show", "--read-only", "--sector-size", Integer.toString(sectorSize),
+                "--direct-io=on", file.toAbsolutePath().normalize().toString());
+        List<String> devs = r.ok() ? List.of(r.stdout().strip()) : findAll(file);
+        try {
+            return r.ok() && directIo(devs.get(0));
+        } finally {
+            devs.forEach(this::detach);
+        }
     }
 
     /**
@@ -195,12 +235,71 @@ public class LoopDevices {
         CommandRunner.Result r = runner.exec("losetup", "--direct-io=" + (want ? "on" : "off"), device);
         if (!r.ok() || directIo(device) != want) {
             if (dio == MutableParameters.DirectIo.AUTO) {
-                LOG.infof("direct I/O not available on %s, keeping buffered I/O", device);
+                LOG.infof("direct I/O not available on %s (%d-byte sectors), keeping buffered I/O", device, logicalBlockSize(device));
                 return;
             }
             throw EngineException.precondition("directIO=" + dio.name().toLowerCase(java.util.Locale.ROOT) + ": cannot switch " + device
-                    + ": " + (r.ok() ? "the kernel kept dio=" + (want ? 0 : 1) : r.stderr().strip()));
+                    + " (" + logicalBlockSize(device) + "-byte sectors): " + (r.ok() ? "the kernel kept dio=" + (want ? 0 : 1)
+                            : r.stderr().strip()) + (want ? "; the host filesystem refuses direct I/O at that sector size" : ""));
         }
+    }
+
+    CommandRunner runner() {
+        return runner;
+    }
+
+    /**
+     * A volume's condition with what its read-write loop device does: base when that is abnormal;
+     * abnormal when the volume asks for {@code directIO=on} and the device does buffered I/O (a
+     * device attached before this was checked); healthy with a note when {@code auto} fell back to
+     * buffered I/O (the host refuses direct I/O at the volume's sector size); else base.
+     */
+    public Condition conditionOf(String device, VolumeMeta v, Condition base) {
+        MutableParameters.DirectIo wanted = v.mutable().directIo();
+        if (base.abnormal() || wanted == MutableParameters.DirectIo.OFF || directIo(device)) {
+            return base;
+        }
+        String what = "its loop device " + device + " does buffered I/O through the host page cache: the host filesystem refuses "
+                + "direct I/O at its " + logicalBlockSize(device) + "-byte sectors";
+        return wanted == MutableParameters.DirectIo.ON ? Condition.abnormal("directIO=on, but " + what)
+                : Condition.healthy("directIO=auto, " + what);
+    }
+
+    /**
+     * The read-write loop device of every image attached under this directory, by the image's path
+     * as the kernel names it (one scan of /sys/block).
+     */
+    public java.util.Map<String, String> devicesUnder(Path dir) {
+        String prefix = dir.toAbsolutePath().normalize() + "/";
+        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
+            for (Path dev : ds) {
+                String backing = readBacking(dev);
+                String name = "/dev/" + dev.getFileName();
+                if (backing != null && backing.startsWith(prefix) && !readOnly(name)) {
+                    out.put(backing, name);
+                }
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /**
+     * How many of these volumes of the pool want direct I/O ({@code directIO} auto or on) and have a
+     * read-write loop device that runs without it (one scan of the devices).
+     */
+    public long bufferedVolumes(PoolDirectory pool, List<VolumeMeta> volumes) {
+        java.util.Map<String, String> devices = devicesUnder(pool.root());
+        long n = 0;
+        for (VolumeMeta v : volumes) {
+            String dev = devices.get(pool.volumeImage(v.id()).toAbsolutePath().normalize().toString());
+            if (dev != null && v.mutable().directIo() != MutableParameters.DirectIo.OFF && !directIo(dev)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Whether the device refuses writes (attached with --read-only). */
@@ -228,6 +327,16 @@ public class LoopDevices {
             return Long.parseLong(Files.readString(size).strip()) * 512L;
         } catch (IOException | NumberFormatException e) {
             throw EngineException.internal("cannot read size of " + device + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The device's logical block size (its sector size) in bytes, as the kernel uses it now. */
+    public int logicalBlockSize(String device) {
+        Path lbs = sysBlock.resolve(name(device)).resolve("queue/logical_block_size");
+        try {
+            return Integer.parseInt(Files.readString(lbs).strip());
+        } catch (IOException | NumberFormatException e) {
+            throw EngineException.internal("cannot read the sector size of " + device + ": " + e.getMessage(), e);
         }
     }
 

@@ -29,6 +29,7 @@ public class NodeVolumes {
     private final Filesystems filesystems;
     private final VolumeLocks locks;
     private final ThickAllocation thick;
+    private final SectorSizes sectors;
 
     /**
      * @param thick the node's keeper of thick allocations, shared with the {@link VolumeEngine}: a
@@ -36,6 +37,13 @@ public class NodeVolumes {
      */
     public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks,
             ThickAllocation thick) {
+        this(pool, loops, mounter, filesystems, locks, thick, new SectorSizes(pool, loops.runner(), loops));
+    }
+
+    /** @param sectors the pool's sector sizes, shared with the {@link VolumeEngine} (one probe per pool) */
+    public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks,
+            ThickAllocation thick, SectorSizes sectors) {
+        this.sectors = sectors;
         this.thick = thick;
         this.pool = pool;
         this.loops = loops;
@@ -50,12 +58,13 @@ public class NodeVolumes {
      */
     public void stage(String volumeId, Path staging, VolumeMode mode, String fsType, List<String> mountFlags, boolean readOnly) {
         try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
-            VolumeMeta v = meta(volumeId);
-            checkMode(v, mode, fsType);
+            VolumeMeta recorded = meta(volumeId);
+            checkMode(recorded, mode, fsType);
             Path image = pool.volumeImage(volumeId);
+            VolumeMeta v = withSectorSize(recorded, image);
             // A block volume staged for a read-only access mode gets a read-only device; a filesystem
             // is protected by its read-only mount instead (and may still need mkfs on first use).
-            String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK, v.mutable().directIo());
+            String dev = loops.findOrAttach(image, readOnly && v.mode() == VolumeMode.BLOCK, v.mutable().directIo(), v.logicalBlockSize());
             if (v.mode() == VolumeMode.BLOCK) {
                 thick.keep(v); // a block volume is staged once its loop device exists
                 return;
@@ -96,6 +105,21 @@ public class NodeVolumes {
             growRestored(v, dev, staging, readOnly);
             thick.keep(v); // a volume used (and trimmed) before this stage gets its blocks back
         }
+    }
+
+    /**
+     * The volume with its sector size: as recorded, or, for a volume recorded before sizes were
+     * ({@link SectorSizes#forRecordedBefore}), decided now and written to its metadata, so that it
+     * never changes again (the caller holds the volume's lock).
+     */
+    private VolumeMeta withSectorSize(VolumeMeta v, Path image) {
+        if (SectorSizes.valid(v.logicalBlockSize())) {
+            return v;
+        }
+        VolumeMeta m = v.withLogicalBlockSize(sectors.forRecordedBefore(v, image, loops.find(image)));
+        pool.writeVolume(m);
+        LOG.infof("volume %s: %d-byte sectors recorded (its metadata predates them)", v.id(), m.logicalBlockSize());
+        return m;
     }
 
     /** A restore or clone may be larger than its source: its filesystem fills the device. */
@@ -215,7 +239,8 @@ public class NodeVolumes {
         createFile(target);
         String source = dev;
         if (readOnly && !loops.readOnly(dev)) {
-            source = loops.readOnlyCompanion(image).orElseGet(() -> loops.attachReadOnlyCompanion(image, v.mutable().directIo()));
+            source = loops.readOnlyCompanion(image)
+                    .orElseGet(() -> loops.attachReadOnlyCompanion(image, v.mutable().directIo(), loops.logicalBlockSize(dev)));
             LOG.debugf("read-only publish of %s at %s through %s", v.id(), target, source);
         }
         try {
@@ -302,14 +327,15 @@ public class NodeVolumes {
             if (loops.findAll(image).stream().noneMatch(d -> Mounter.rdev(Path.of(d)) == at)) {
                 throw EngineException.notFound("volume " + volumeId + " is not at " + volumePath + ": its device is " + dev);
             }
-            return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, thick.condition(v));
+            return new VolumeStats(loops.sizeBytes(dev), -1, -1, -1, -1, loops.conditionOf(dev, v, thick.condition(v)));
         }
         Optional<MountTable.Entry> at = MountTable.read().at(volumePath);
         if (at.isEmpty() || !at.get().majorMinor().equals(Mounter.majorMinor(Path.of(dev)))) {
             throw EngineException.notFound("volume " + volumeId + " is not mounted at " + volumePath);
         }
         Filesystems.Usage u = filesystems.usage(volumePath);
-        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(), thick.condition(v));
+        return new VolumeStats(u.totalBytes(), u.availableBytes(), u.usedBytes(), u.totalInodes(), u.freeInodes(),
+                loops.conditionOf(dev, v, thick.condition(v)));
     }
 
     /** Refreshes the loop device's size from the grown image, then grows the filesystem; returns the device size. */

@@ -35,6 +35,7 @@ public class VolumeEngine implements VolumeProvider {
     private final VolumeLocks locks;
     private final FailPoints failPoints;
     private final ThickAllocation thick;
+    private final SectorSizes sectors;
     /** Bytes promised to creates that have passed admission but not committed yet, by ID. */
     private final Map<String, InFlight> reserved = new ConcurrentHashMap<>();
     private final Object admission = new Object();
@@ -58,6 +59,13 @@ public class VolumeEngine implements VolumeProvider {
     /** @param policy how the pool's space is counted here: the cap, the host reserve, the thin overcommit ratio */
     public VolumeEngine(PoolDirectory pool, CapacityPolicy policy, String nodeId, CommandRunner runner, LoopDevices loops,
             VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
+        this(pool, policy, nodeId, runner, loops, locks, failPoints, thick, new SectorSizes(pool, runner, loops));
+    }
+
+    /** @param sectors the pool's choice of sector size for new volumes, shared with {@link NodeVolumes} (one probe per pool) */
+    public VolumeEngine(PoolDirectory pool, CapacityPolicy policy, String nodeId, CommandRunner runner, LoopDevices loops,
+            VolumeLocks locks, FailPoints failPoints, ThickAllocation thick, SectorSizes sectors) {
+        this.sectors = sectors;
         this.thick = thick;
         this.failPoints = failPoints;
         this.pool = pool;
@@ -161,8 +169,12 @@ public class VolumeEngine implements VolumeProvider {
                 failPoints.reach("create.image-written");
                 PoolDirectory.rename(tmp, image);
                 failPoints.reach("create.image-renamed");
+                // a restore or clone holds its source's filesystem, made for its source's sector size
+                int sectorSize = snap.isPresent() ? snap.get().logicalBlockSize()
+                        : srcVol.isPresent() ? srcVol.get().logicalBlockSize() : sectors.forNewVolume();
                 VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, snap.map(SnapshotMeta::id).orElse(null),
-                        srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis(), req.mutable().given());
+                        srcVol.map(VolumeMeta::id).orElse(null), req.parameters(), System.currentTimeMillis(), req.mutable().given(),
+                        sectorSize);
                 pool.writeVolume(meta);
                 LOG.infof("created volume %s (%s, %s%s) for %s", id, Sizes.format(size), req.mode(),
                         fsType.isEmpty() ? "" : " " + fsType, req.name());
@@ -463,7 +475,7 @@ public class VolumeEngine implements VolumeProvider {
                 VolumeMeta v = vols.get(i);
                 PoolDirectory.rename(tmps.get(i), pool.snapshotImage(members.get(i)));
                 pool.writeSnapshot(new SnapshotMeta(members.get(i), name + "/" + v.id(), v.id(), v.capacityBytes(), v.mode(), v.fsType(),
-                        now, id));
+                        now, id, v.logicalBlockSize()));
             }
             failPoints.reach("group.members-written");
             GroupSnapshotMeta g = new GroupSnapshotMeta(id, name, sources, members, now);
@@ -533,7 +545,7 @@ public class VolumeEngine implements VolumeProvider {
                     PoolDirectory.rename(tmp, image);
                     failPoints.reach("snapshot.image-renamed");
                     SnapshotMeta meta = new SnapshotMeta(id, name, sourceVolumeId, v.capacityBytes(), v.mode(), v.fsType(),
-                            System.currentTimeMillis());
+                            System.currentTimeMillis(), null, v.logicalBlockSize());
                     pool.writeSnapshot(meta);
                     LOG.infof("created snapshot %s of %s (%s)", id, sourceVolumeId, Sizes.format(v.capacityBytes()));
                     return meta;

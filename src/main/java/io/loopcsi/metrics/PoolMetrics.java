@@ -40,7 +40,7 @@ public class PoolMetrics {
     static final long MAX_AGE_NANOS = 5_000_000_000L;
 
     /** One measurement of the pool. */
-    record Sample(PoolCapacity capacity, long[] volumesByKind, long snapshots, long attached, long abnormal) {
+    record Sample(PoolCapacity capacity, long[] volumesByKind, long snapshots, long attached, long abnormal, long buffered) {
     }
 
     /** The volume kinds a pool can hold: the label values of loopcsi_volumes. */
@@ -96,6 +96,8 @@ public class PoolMetrics {
         gauge("loopcsi.loop.devices.attached", "Loop devices attached to images of the pool", tags, Sample::attached);
         gauge("loopcsi.volumes.abnormal", "Volumes whose CSI volume condition is abnormal (image missing or short, or a thick image"
                 + " short of blocks the node could not allocate again)", tags, Sample::abnormal);
+        gauge("loopcsi.volumes.buffered", "Attached volumes whose loop device does buffered I/O although their directIO is auto or on:"
+                + " the host filesystem refuses direct I/O at their sector size", tags, Sample::buffered);
     }
 
     private void bytes(String name, String help, Tags tags, ToDoubleFunction<Sample> f) {
@@ -147,7 +149,8 @@ public class PoolMetrics {
             }
         }
         List<SnapshotMeta> snaps = p.snapshots();
-        long attached = loops.get().countAttachedUnder(pool.get().root());
-        return new Sample(capacity, kinds, snaps.size(), attached, abnormal);
+        LoopDevices l = loops.get();
+        long attached = l.countAttachedUnder(pool.get().root());
+        return new Sample(capacity, kinds, snaps.size(), attached, abnormal, l.bufferedVolumes(pool.get(), p.volumes()));
     }
 }

@@ -58,6 +58,23 @@ class PoolDirectoryTest extends KernelTestDirs {
         assertEquals(List.of(m.id() + ".json"), files("volumes"));
     }
 
+    /** The sector size is kept; metadata an earlier version wrote (no such field) reads as 0, "not recorded". */
+    @Test
+    void theSectorSizeIsKeptAndAbsentInAnEarlierVersionsMetadata() throws Exception {
+        VolumeMeta m = meta("pvc-4k", 300 * MIB).withLogicalBlockSize(4096);
+        pool.writeVolume(m);
+        Path file = pool.root().resolve("volumes").resolve(m.id() + ".json");
+        assertEquals(4096, new ObjectMapper().readTree(file.toFile()).get("logicalBlockSize").asInt());
+        assertEquals(4096, new PoolDirectory(pool.lock()).readVolume(m.id()).orElseThrow().logicalBlockSize(), "read back from the file");
+
+        var old = (com.fasterxml.jackson.databind.node.ObjectNode) new ObjectMapper().readTree(file.toFile());
+        old.remove("logicalBlockSize");
+        Files.writeString(file, old.toString());
+        VolumeMeta read = new PoolDirectory(pool.lock()).readVolume(m.id()).orElseThrow();
+        assertEquals(0, read.logicalBlockSize());
+        assertEquals(m.withLogicalBlockSize(0), read, "everything else as written");
+    }
+
     @Test
     void aStaleTempFileFromACrashNeitherShowsNorBlocksTheNextWrite() throws Exception {
         VolumeMeta m = meta("pvc-crash", 300 * MIB);

@@ -28,6 +28,7 @@ final class Rig {
     final Mounter mounter = new Mounter(RUNNER);
     final Filesystems filesystems = new Filesystems(RUNNER);
     final ThickAllocation thick;
+    final SectorSizes sectors;
     final VolumeEngine engine;
     final NodeVolumes node;
 
@@ -38,8 +39,9 @@ final class Rig {
     Rig(Path poolDir, CapacityPolicy policy) {
         pool = new PoolDirectory(poolDir);
         thick = new ThickAllocation(pool, RUNNER, locks);
-        engine = new VolumeEngine(pool, policy, "node-1", RUNNER, loops, locks, FailPoints.NONE, thick);
-        node = new NodeVolumes(pool, loops, mounter, filesystems, locks, thick);
+        sectors = new SectorSizes(pool, RUNNER, loops);
+        engine = new VolumeEngine(pool, policy, "node-1", RUNNER, loops, locks, FailPoints.NONE, thick, sectors);
+        node = new NodeVolumes(pool, loops, mounter, filesystems, locks, thick, sectors);
     }
 
     VolumeMeta block(String name, long bytes) {

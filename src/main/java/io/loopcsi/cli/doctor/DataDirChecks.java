@@ -9,6 +9,8 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 import io.loopcsi.engine.CommandRunner;
+import io.loopcsi.engine.LoopDevices;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.Sizes;
 
 /**
@@ -118,6 +120,26 @@ final class DataDirChecks implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             return Finding.fail(check, "cannot write a test file in " + probe + ": " + e.getMessage(), "choose a writable --data-dir");
         }
+    }
+
+    /**
+     * Whether a loop device on a file there does direct I/O, and at which sector size: the pool's own
+     * probe ({@link SectorSizes#probe}), which decides the sector size of the pool's new volumes.
+     */
+    Finding directIo() {
+        String check = "direct I/O";
+        if (probe == null) {
+            return Finding.skip(check, "not tried: " + whyNoProbe);
+        }
+        if (!Files.exists(Path.of("/dev/loop-control"))) {
+            return Finding.skip(check, "not tried: no loop devices");
+        }
+        SectorSizes.Probe p = SectorSizes.probe(probe, runner, new LoopDevices(runner));
+        if (p.directIo512() || p.directIo4096()) {
+            return Finding.ok(check, p.describe());
+        }
+        return Finding.warn(check, p.describe() + " (the pool's data is cached twice, in the volume's and the host's page cache)",
+                "put --data-dir on a disk filesystem (ext4, xfs)");
     }
 
     /**

@@ -37,6 +37,7 @@ public final class Doctor {
             out.add(data.filesystem());
             out.add(data.sparseFiles());
             out.add(data.reflinks());
+            out.add(data.directIo());
             out.add(data.freeSpace(capacity));
             out.add(host.mkfsXfs(data.probeDir()));
         }

@@ -65,8 +65,11 @@ class DoctorIT {
         for (String c : HostRequirements.COMMANDS.keySet()) {
             assertTrue(checks.contains("command " + c), c);
         }
-        assertTrue(checks.containsAll(List.of("privileges", "loop devices", "data dir", "sparse files", "reflinks", "free space",
-                "mkfs.xfs 300 MiB")), checks.toString());
+        assertTrue(checks.containsAll(List.of("privileges", "loop devices", "data dir", "sparse files", "reflinks", "direct I/O",
+                "free space", "mkfs.xfs 300 MiB")), checks.toString());
+        // reflinked files on xfs are aligned to its 4 KiB blocks for direct I/O: the pool's volumes get 4096-byte sectors
+        String dio = json.get("checks").findValues("detail").get(checks.indexOf("direct I/O")).asText();
+        assertTrue(dio.contains("needs 4096-byte sectors") && dio.contains("reflinks"), dio);
         assertEquals(List.of(), list(mnt), "doctor leaves nothing behind and does not make the pool directory");
     }
 
