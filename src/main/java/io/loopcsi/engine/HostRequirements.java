@@ -33,6 +33,7 @@ public final class HostRequirements {
         m.put("fallocate", "util-linux");
         m.put("mkfs.xfs", "xfsprogs");
         m.put("xfs_growfs", "xfsprogs");
+        m.put("xfs_io", "xfsprogs");
         m.put("mkfs.ext4", "e2fsprogs");
         m.put("resize2fs", "e2fsprogs");
         m.put("cp", "coreutils");

@@ -44,6 +44,8 @@ public class ThickAllocation {
     private final PoolDirectory pool;
     private final CommandRunner runner;
     private final VolumeLocks locks;
+    /** The pool's host filesystem refused FALLOC_FL_UNSHARE_RANGE once: it has no reflinks, nothing to unshare. */
+    private volatile boolean noUnshare;
     /** Volumes whose last restore failed: why, as the condition says it. */
     private final Map<String, String> lost = new ConcurrentHashMap<>();
 
@@ -60,12 +62,27 @@ public class ThickAllocation {
     }
 
     /**
-     * fallocate mode 0 over [0, size) of an existing file: allocates the holes, keeps every byte.
-     * The result is the command's (the caller decides what a failure means). The file must exist:
-     * fallocate(1) would create a missing one.
+     * Makes [0, size) of an existing file its own blocks, keeping every byte: fallocate mode 0
+     * allocates the holes, then {@code xfs_io funshare} (FALLOC_FL_UNSHARE_RANGE) gives the file its
+     * own copy of every block it shares with another file through a reflink (a snapshot or clone an
+     * earlier version took, or a thin volume's snapshot before the volume turned thick): a shared
+     * block is allocated, but a write to it needs a new one (copy on write), which a full host
+     * refuses. Where the host filesystem cannot unshare (no reflinks there, so nothing is shared:
+     * ext4), that step is skipped from then on. The result is the first failed command's, else the
+     * fallocate's (the caller decides what a failure means). The file must exist: fallocate(1)
+     * would create a missing one.
      */
     CommandRunner.Result fallocate(Path file, long size) {
-        return runner.exec("fallocate", "--length", Long.toString(size), file.toString());
+        CommandRunner.Result r = runner.exec("fallocate", "--length", Long.toString(size), file.toString());
+        if (!r.ok() || noUnshare) {
+            return r;
+        }
+        CommandRunner.Result u = runner.exec("xfs_io", "-c", "funshare 0 " + size, file.toString());
+        if (!u.ok() && u.stderr().contains("Operation not supported")) {
+            noUnshare = true;
+            return r;
+        }
+        return u.ok() ? r : u;
     }
 
     /**

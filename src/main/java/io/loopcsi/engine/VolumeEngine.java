@@ -153,12 +153,13 @@ public class VolumeEngine implements VolumeProvider {
                 Path image = pool.volumeImage(id);
                 Path tmp = PoolDirectory.tempOf(image);
                 if (snap.isPresent()) {
-                    copyImage(pool.snapshotImage(snap.get().id()), tmp, size);
+                    copyImage(pool.snapshotImage(snap.get().id()), tmp, size, req.mutable().thick());
                 } else if (srcVol.isPresent()) {
                     String srcId = srcVol.get().id();
                     Path srcImage = pool.volumeImage(srcId);
                     try (VolumeLocks.Held src = locks.tryAcquire(srcId)) {
-                        quiesced(srcImage, () -> copyImage(srcImage, tmp, size));
+                        boolean own = req.mutable().thick() || srcVol.get().mutable().thick();
+                        quiesced(srcImage, () -> copyImage(srcImage, tmp, size, own));
                     }
                 } else {
                     PoolDirectory.createSparse(tmp, size);
@@ -467,7 +468,7 @@ public class VolumeEngine implements VolumeProvider {
             List<Path> images = sources.stream().map(pool::volumeImage).toList();
             quiescedTogether(images, () -> {
                 for (int i = 0; i < images.size(); i++) {
-                    copyImage(images.get(i), tmps.get(i), vols.get(i).capacityBytes());
+                    copyImage(images.get(i), tmps.get(i), vols.get(i).capacityBytes(), vols.get(i).mutable().thick());
                 }
             });
             long now = System.currentTimeMillis();
@@ -540,7 +541,7 @@ public class VolumeEngine implements VolumeProvider {
                     Path image = pool.snapshotImage(id);
                     Path tmp = PoolDirectory.tempOf(image);
                     Path source = pool.volumeImage(sourceVolumeId);
-                    quiesced(source, () -> copyImage(source, tmp, v.capacityBytes()));
+                    quiesced(source, () -> copyImage(source, tmp, v.capacityBytes(), v.mutable().thick()));
                     failPoints.reach("snapshot.image-written");
                     PoolDirectory.rename(tmp, image);
                     failPoints.reach("snapshot.image-renamed");
@@ -793,10 +794,17 @@ public class VolumeEngine implements VolumeProvider {
      * Copies an image (reflink where the host filesystem can, sparse otherwise), grows it to size,
      * fsyncs it. The destination is created 0600 first: cp writes into an existing file and keeps
      * its mode, where a file cp created would get the source's mode less the umask.
+     *
+     * @param ownBlocks a thick volume is the source or the destination: a full copy, never a reflink.
+     *        Blocks a thick image shares with another file are allocated, but a write to them needs a
+     *        new block (copy on write), which a full host filesystem refuses: the thick promise would
+     *        be void from the snapshot on (seen on xfs: a thick image's writes failed with ENOSPC
+     *        after a reflinked snapshot on a full host). The copy costs what it costs on a host
+     *        without reflinks, and a live source stays frozen meanwhile, as it does there.
      */
-    private void copyImage(Path from, Path to, long size) throws IOException {
+    private void copyImage(Path from, Path to, long size, boolean ownBlocks) throws IOException {
         PoolModes.createPrivateFile(to);
-        runner.run("cp", "--reflink=auto", "--sparse=always", from.toString(), to.toString());
+        runner.run("cp", ownBlocks ? "--reflink=never" : "--reflink=auto", "--sparse=always", from.toString(), to.toString());
         PoolDirectory.growSparse(to, size);
         try (FileChannel ch = FileChannel.open(to, StandardOpenOption.WRITE)) {
             ch.force(true);

@@ -208,6 +208,56 @@ class ThickVolumeTest extends KernelTestDirs {
     }
 
     /**
+     * On a host with reflinks (xfs): a block a thick image shares with another file is allocated
+     * (du counts it) but a write to it needs a new block, which a full host refuses. So a thick
+     * volume never shares: its snapshot and a thick restore are full copies, and a thin volume
+     * snapshotted before it turned thick gets its own blocks back at the modify. Then the host is
+     * filled by another tenant, and every thick volume still takes writes everywhere.
+     */
+    @Test
+    void onAReflinkHostAThickVolumeSharesNoBlockSoItsWritesNeverMeetAFullHost() throws Exception {
+        Path hostImage = dir.resolve("host.img");
+        PoolDirectory.createSparse(hostImage, 1L << 30);
+        Rig.RUNNER.run("mkfs.xfs", "-q", "-m", "reflink=1", hostImage.toString());
+        Path home = Files.createDirectories(dir.resolve("home"));
+        Rig.RUNNER.run("mount", "-o", "loop", hostImage.toString(), home.toString());
+        Rig rig = new Rig(home.resolve("pool"), 8 * Rig.GIB);
+        long size = 96 * MIB;
+
+        VolumeMeta thickVol = create(rig, "thick", "block", size, thick());
+        Path s1 = dir.resolve("s1");
+        stage(rig, thickVol, s1);
+        writeAt(Path.of(rig.loops.find(rig.image(thickVol)).orElseThrow()), 0, randomBytes((int) size, 1));
+        SnapshotMeta snap = rig.engine.createSnapshot("of-thick", thickVol.id()); // a full copy: the volume shares nothing
+
+        VolumeMeta restored = rig.engine.createVolume(new CreateRequest("restored-thick", size, 0, VolumeMode.BLOCK, "", snap.id(), null,
+                Map.of(), thick()));
+        Path s2 = dir.resolve("s2");
+        stage(rig, restored, s2);
+
+        VolumeMeta turned = create(rig, "thin-then-thick", "block", size, MutableParameters.NONE);
+        Path s3 = dir.resolve("s3");
+        stage(rig, turned, s3);
+        writeAt(Path.of(rig.loops.find(rig.image(turned)).orElseThrow()), 0, randomBytes((int) size, 2));
+        Rig.RUNNER.run("cp", "--reflink=always", rig.image(turned).toString(), home.resolve("someone-elses-copy.img").toString());
+        rig.engine.modifyVolume(turned.id(), thick()); // shares its blocks with that copy until now
+
+        fillHost(home.resolve("other-tenant"), home);
+        for (VolumeMeta v : List.of(thickVol, restored, turned)) {
+            byte[] data = randomBytes((int) size, v.id().hashCode());
+            Path dev = Path.of(rig.loops.find(rig.image(v)).orElseThrow());
+            CommandRunner.Result r = Rig.RUNNER.exec("dd", "if=/dev/urandom", "of=" + dev, "bs=1M", "count=" + size / MIB, "oflag=direct",
+                    "conv=fsync", "status=none");
+            assertTrue(r.ok(), v.name() + ": every block of a thick volume takes a write on a full host: " + r.stderr());
+            writeAt(dev, 0, data);
+            assertArrayEquals(java.util.Arrays.copyOf(data, 4096), readAt(dev, 0, 4096));
+        }
+        rig.node.unstage(thickVol.id(), s1);
+        rig.node.unstage(restored.id(), s2);
+        rig.node.unstage(turned.id(), s3);
+    }
+
+    /**
      * NodeExpandVolume. Online ext4 growth needs CAP_SYS_RESOURCE, which some test sandboxes take
      * away (resize2fs: "Permission denied"): then the loop device still grows and the allocation is
      * still checked, only the filesystem stays as it was.
@@ -230,6 +280,8 @@ class ThickVolumeTest extends KernelTestDirs {
         Rig.RUNNER.exec("fallocate", "--length", Long.toString(free), filler.toString());
         Rig.RUNNER.exec("fallocate", "--length", Long.toString(Files.size(filler) + Files.getFileStore(home).getUsableSpace()),
                 filler.toString());
+        // xfs refuses a fallocate of all its free space (its extent maps need some): written data takes the rest
+        Rig.RUNNER.exec("dd", "if=/dev/zero", "of=" + filler + ".rest", "bs=64K", "conv=fsync", "status=none");
         assertTrue(Files.getFileStore(home).getUsableSpace() < MIB, "the host is full: " + Files.getFileStore(home).getUsableSpace());
     }
 
