@@ -28,7 +28,7 @@ import io.quarkus.runtime.StartupEvent;
  * The pool on this node as gauges, labelled {@code driver} and {@code node}: capacity, allocated,
  * bytes the sparse images really use, host filesystem free, what volumes may still write
  * (promised), available; volumes by mode and fs_type, snapshots, attached loop devices, volumes
- * whose condition is abnormal. Only in the roles that hold a pool directory (standalone, node).
+ * whose condition is abnormal, volumes whose loop device fell back to buffered I/O. Only in the roles that hold a pool directory (standalone, node).
  *
  * <p>All of them come from one {@link Sample} taken at most every {@link #MAX_AGE_NANOS}, so a
  * scrape measures the pool once (the engine's capacity runs one {@code stat} over every image).
@@ -133,7 +133,8 @@ public class PoolMetrics {
         PoolCapacity capacity = p.capacity();
         long[] kinds = new long[KINDS.size()];
         long abnormal = 0;
-        for (VolumeMeta v : p.volumes()) {
+        List<VolumeMeta> volumes = p.volumes();
+        for (VolumeMeta v : volumes) {
             String fs = v.mode() == VolumeMode.BLOCK ? "none" : v.fsType().toLowerCase(Locale.ROOT);
             for (int i = 0; i < KINDS.size(); i++) {
                 if (KINDS.get(i)[1].equals(fs)) {
@@ -151,6 +152,6 @@ public class PoolMetrics {
         List<SnapshotMeta> snaps = p.snapshots();
         LoopDevices l = loops.get();
         long attached = l.countAttachedUnder(pool.get().root());
-        return new Sample(capacity, kinds, snaps.size(), attached, abnormal, l.bufferedVolumes(pool.get(), p.volumes()));
+        return new Sample(capacity, kinds, snaps.size(), attached, abnormal, l.bufferedVolumes(pool.get(), volumes));
     }
 }
