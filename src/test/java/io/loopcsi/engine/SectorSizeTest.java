@@ -156,18 +156,15 @@ class SectorSizeTest extends KernelTestDirs {
 
     @Test
     void theFilesystemInAnImageBoundsItsSectorSize() throws Exception {
-        Path xfs512 = image("xfs512");
-        Rig.RUNNER.run("mkfs.xfs", "-q", "-s", "size=512", xfs512.toString());
-        assertEquals(512, SectorSizes.limitOf(SectorSizes.readHead(xfs512)));
-        Path xfs4k = image("xfs4k");
-        Rig.RUNNER.run("mkfs.xfs", "-q", "-s", "size=4096", xfs4k.toString());
-        assertEquals(4096, SectorSizes.limitOf(SectorSizes.readHead(xfs4k)));
-        Path ext1k = image("ext1k");
-        Rig.RUNNER.run("mkfs.ext4", "-q", "-b", "1024", ext1k.toString());
-        assertEquals(1024, SectorSizes.limitOf(SectorSizes.readHead(ext1k)));
-        Path ext4k = image("ext4k");
-        Rig.RUNNER.run("mkfs.ext4", "-q", "-b", "4096", ext4k.toString());
-        assertEquals(4096, SectorSizes.limitOf(SectorSizes.readHead(ext4k)));
+        Map<List<String>, Integer> made = Map.of(List.of("mkfs.xfs", "-q", "-s", "size=512"), 512, List.of("mkfs.xfs", "-q", "-s", "size=4096"),
+                4096, List.of("mkfs.ext4", "-q", "-b", "1024"), 1024, List.of("mkfs.ext4", "-q", "-b", "4096"), 4096);
+        for (Map.Entry<List<String>, Integer> m : made.entrySet()) {
+            Path img = image(String.join("", m.getKey()).replaceAll("[^a-z0-9]", ""));
+            List<String> cmd = new java.util.ArrayList<>(m.getKey());
+            cmd.add(img.toString());
+            Rig.RUNNER.run(cmd.toArray(String[]::new));
+            assertEquals(m.getValue(), SectorSizes.limitOf(SectorSizes.readHead(img)), String.join(" ", m.getKey()));
+        }
         assertEquals(0, SectorSizes.limitOf(SectorSizes.readHead(image("blank"))), "nothing there: no bound");
         assertEquals(0, SectorSizes.limitOf(new byte[10]));
     }
