@@ -74,7 +74,10 @@ final class IoBench {
         Bench.SHELL.run("fio", "--version"); // fails with the command's own message when fio is missing
         try (Driver d = Driver.start(bench.launcher, dir, null, "", "driver.log"); CsiClient c = d.client()) {
             for (int round = 1; round <= rounds; round++) {
+                String before = loadAverage();
                 round(c, dir, round);
+                // other work on the machine shows in every figure, the CPU per I/O most
+                bench.row("6 io", "load average (1, 5, 15 min) before / after round " + round, before + " / " + loadAverage(), "");
             }
         }
         for (Map.Entry<String, Series> e : series.entrySet()) {
@@ -116,6 +119,11 @@ final class IoBench {
         for (Target v : volumes) {
             release(c, v, dir, round);
         }
+    }
+
+    private static String loadAverage() throws java.io.IOException {
+        String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+        return f[0] + " " + f[1] + " " + f[2];
     }
 
     /** What the kernel made of the volume's loop device: sector size, direct I/O, request queue depth. */
