@@ -311,8 +311,42 @@ public class LoopDevices {
         }
     }
 
+    /**
+     * Detaches the device. The kernel detaches a device another opener still holds only when that
+     * closes it (it sets autoclear instead): a blkid probe for a moment, or for as long as it lives a
+     * mount of the volume copied into another mount namespace (a container started while the volume
+     * was mounted, with private propagation). So this waits a little for the device to go, and
+     * otherwise says who is to blame; until it goes, DeleteVolume refuses the volume
+     * ({@link #pendingDetach}).
+     */
     public void detach(String device) {
         runner.run("losetup", "--detach", device);
+        Path backing = sysBlock.resolve(name(device)).resolve("loop/backing_file");
+        long until = System.nanoTime() + DETACH_WAIT_NANOS;
+        while (Files.exists(backing) && System.nanoTime() < until) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        if (Files.exists(backing)) {
+            LOG.warnf("loop device %s is still open elsewhere (a process, or a mount of it in another mount namespace); the kernel "
+                    + "detaches it when that closes it", device);
+        }
+    }
+
+    /** How long {@link #detach} waits for a device another opener holds. */
+    private static final long DETACH_WAIT_NANOS = 2_000_000_000L;
+
+    /** Whether a detach was asked for this device and waits for another opener to close it (loop/autoclear). */
+    public boolean pendingDetach(String device) {
+        try {
+            return "1".equals(Files.readString(sysBlock.resolve(name(device)).resolve("loop/autoclear")).strip());
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Makes the kernel re-read the backing file's size (after the file grew). */

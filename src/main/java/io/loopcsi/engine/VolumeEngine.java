@@ -232,6 +232,11 @@ public class VolumeEngine implements VolumeProvider {
         try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
             Path image = pool.volumeImage(volumeId);
             loops.find(image).ifPresent(dev -> {
+                if (loops.pendingDetach(dev)) {
+                    throw EngineException.precondition("volume " + volumeId + " was unstaged on node " + nodeId + ", but its loop device "
+                            + dev + " is still open elsewhere (a process, or a mount of it in another mount namespace) and goes when that "
+                            + "closes it; the volume is deleted then, retry");
+                }
                 throw EngineException.precondition("volume " + volumeId + " is still staged on node " + nodeId + " (loop device " + dev
                         + "); unstage it before deleting");
             });

@@ -64,6 +64,29 @@ class NodeVolumesTest extends KernelTestDirs {
 
     // ---- loop devices ----------------------------------------------------------------------
 
+    /**
+     * Another opener holds the device at unstage (here this JVM; in a cluster, a copy of the volume's
+     * mount in a container's own mount namespace): the unstage succeeds, the kernel detaches the
+     * device when that opener lets go, and until then DeleteVolume refuses and says why.
+     */
+    @Test
+    void aDeviceHeldElsewhereAtUnstageGoesWhenReleasedAndDeleteWaitsForIt() throws Exception {
+        VolumeMeta v = rig.block("pvc-held", 16 * MIB);
+        Path staging = staging("held");
+        node.stage(v.id(), staging, v.mode(), "", NO_FLAGS, false);
+        String dev = rig.loops.find(rig.image(v)).orElseThrow();
+        try (var holder = java.nio.channels.FileChannel.open(Path.of(dev), StandardOpenOption.READ)) {
+            node.unstage(v.id(), staging);
+            assertTrue(rig.loops.pendingDetach(dev), "detach asked, deferred by the kernel");
+            EngineException e = expect(Kind.FAILED_PRECONDITION, () -> rig.engine.deleteVolume(v.id()));
+            assertTrue(e.getMessage().contains("still open elsewhere") && e.getMessage().contains(dev), e.getMessage());
+            assertTrue(Files.exists(rig.image(v)), "nothing deleted");
+        }
+        rig.engine.deleteVolume(v.id()); // the holder let go: the device went with it
+        assertEquals(List.of(), loopsOfThisTest());
+        assertFalse(Files.exists(rig.image(v)));
+    }
+
     @Test
     void findOrAttachNeverGivesOneFileASecondDevice() {
         VolumeMeta v = rig.block("pvc-loop", 16 * MIB);

@@ -24,6 +24,13 @@ public final class KernelCleanup {
     private KernelCleanup() {
     }
 
+    /**
+     * Mounts and loop devices nest in tests (a volume's device on a file in a host filesystem the
+     * test made, mounted at a staging path under it): they are released from the top down, a plain
+     * umount first, so that each backing file still reads as a path under root when its device is
+     * detached. A lazy umount first would leave the kernel naming those files by their path inside
+     * the detached filesystem ("/pool/volumes/..."), and their devices, and the host's, attached.
+     */
     public static void releaseAndDelete(Path dir) {
         String root = dir.toAbsolutePath().normalize().toString();
         try {
@@ -31,23 +38,40 @@ public final class KernelCleanup {
         } catch (IOException ignored) {
             // already gone or never made
         }
-        unmountUnder(root);
-        detachUnder(root);
+        for (int pass = 0; pass < 6; pass++) {
+            List<String> mounts = mountsUnder(root);
+            List<String> devices = loopDevicesUnder(Path.of(root));
+            if (mounts.isEmpty() && devices.isEmpty()) {
+                break;
+            }
+            for (String mp : mounts) {
+                run(pass < 4 ? new String[] { "umount", mp } : new String[] { "umount", "-l", mp }); // busy while a device holds a file in it
+            }
+            for (String dev : devices) {
+                run("losetup", "-d", dev); // a device still mounted is released when its umount comes
+            }
+        }
         deleteTree(dir);
+    }
+
+    /** Mount points at or under root, deepest first. */
+    private static List<String> mountsUnder(String root) {
+        List<String> mounts = new ArrayList<>();
+        for (MountTable.Entry e : MountTable.read().entries()) {
+            if (e.mountPoint().equals(root) || e.mountPoint().startsWith(root + "/")) {
+                mounts.add(e.mountPoint());
+            }
+        }
+        mounts.sort(Comparator.comparingInt(String::length).reversed());
+        return mounts;
     }
 
     public static void unmountUnder(String root) {
         for (int pass = 0; pass < 5; pass++) {
-            List<String> mounts = new ArrayList<>();
-            for (MountTable.Entry e : MountTable.read().entries()) {
-                if (e.mountPoint().equals(root) || e.mountPoint().startsWith(root + "/")) {
-                    mounts.add(e.mountPoint());
-                }
-            }
+            List<String> mounts = mountsUnder(root);
             if (mounts.isEmpty()) {
                 return;
             }
-            mounts.sort(Comparator.comparingInt(String::length).reversed());
             for (String mp : mounts) {
                 run("umount", "-l", mp);
             }

@@ -167,7 +167,23 @@ final class IoBench {
                 .setTargetPath(dir.resolve("target-" + tag).toString()).build());
         c.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(v.volumeId())
                 .setStagingTargetPath(dir.resolve("staging-" + tag).toString()).build());
-        c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(v.volumeId()).build());
+        // retried as csi-provisioner retries it: a device another mount namespace still holds goes when that lets go
+        for (int attempt = 1;; attempt++) {
+            try {
+                c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(v.volumeId()).build());
+                return;
+            } catch (io.grpc.StatusRuntimeException e) {
+                if (e.getStatus().getCode() != io.grpc.Status.Code.FAILED_PRECONDITION || attempt == 60) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
     }
 
     /** One fio run; fio lays out a missing file itself (fallocate, then the job's writes). */
