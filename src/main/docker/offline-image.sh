@@ -10,13 +10,14 @@
 #   this machine's apt uses, with the Dockerfile's PACKAGES installed by apt, committed as the local
 #   image localhost/loopcsi-base:KEY, KEY a hash of suite, mirror and package list: that image in
 #   buildah's storage is the cache (later builds only add the application layers);
-# - JDK (eclipse-temurin:25-jdk): that base with this machine's JDK in /opt/java/openjdk, on PATH
+# - TOOLS (debian:bookworm-slim + xfsprogs): the same with binutils and xfsprogs installed;
+# - JDK (eclipse-temurin:25-jdk): that one with this machine's JDK in /opt/java/openjdk, on PATH
 #   as in Temurin's images, as localhost/loopcsi-jdk:KEY (KEY: the base's and the JDK's release
 #   file). The JDK is $LOOPCSI_IMAGE_JDK, default /usr/lib/jvm/temurin-25-jdk-amd64 (Temurin's
 #   build, as in the public image); /usr/lib/jvm/java-17-openjdk-amd64 makes the JDK 17 variant
 #   that `make image-jdk17` builds for the benchmarks.
-# Then the SAME Dockerfile is built with --build-arg BASE=... JDK=... --pull=never (its apt step
-# finds the packages installed and does nothing), from the application as the pom's `image`
+# Then the SAME Dockerfile is built with --build-arg BASE=... TOOLS=... JDK=... --pull=never (its apt
+# steps find the packages installed and do nothing), from the application as the pom's `image`
 # profile packages it (target/image-app: built by `make image` first).
 #
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Lock, work dirs:
@@ -49,15 +50,17 @@ mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ { pri
 [ -n "$mirror" ] || mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
   | awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }')
 [ -n "$mirror" ] || die "cannot find this machine's Debian mirror in /etc/apt/sources.list{,.d}"
-key=$(printf '%s\n' "$suite" "$mirror" "$packages" | sha256sum | cut -c1-12)
-base=localhost/loopcsi-base:$key
+# the base of the JDK stage (Temurin's JDK images have binutils, whose objcopy jlink --strip-debug
+# runs) and of the TOOLS stage (xfsprogs)
+aux_packages="binutils xfsprogs"
 
 mkdir -p "$cache"
 exec 9>"$cache/lock"
 flock 9
 
 # A root filesystem like debian:bookworm-slim's (no docs, man pages or locales) with the packages.
-make_rootfs() { # make_rootfs DIR
+make_rootfs() { # make_rootfs DIR PACKAGES
+  local packages=$2
   local root=$1/root
   say "debootstrap $suite from $mirror (about a minute)"
   debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$1/debootstrap.log" 2>&1 \
@@ -111,9 +114,15 @@ EOF
   rm -rf "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/usr/share/locale/* "$root"/usr/share/lintian/*
 }
 
-if buildah inspect --type image "$base" >/dev/null 2>&1; then
-  say "base $base cached"
-else
+# base_image PACKAGES: the name of the local base with them (made once, then cached by name)
+base_image() {
+  local packages=$1 base t t2
+  base=localhost/loopcsi-base:$(printf '%s\n' "$suite" "$mirror" "$packages" | sha256sum | cut -c1-12)
+  if buildah inspect --type image "$base" >/dev/null 2>&1; then
+    say "base $base cached ($packages)"
+    echo "$base"
+    return
+  fi
   t=$(now)
   work=$(mktemp -d "$cache/rootfs.XXXXXX")
   container=
@@ -123,7 +132,7 @@ else
     rm -rf "$work"
   }
   trap cleanup EXIT
-  make_rootfs "$work"
+  make_rootfs "$work" "$packages"
   say "root filesystem ready in $(since "$t"): $(du -sh "$work/root" | cut -f1)"
   t2=$(now)
   container=$(buildah from scratch)
@@ -134,23 +143,27 @@ else
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
     --label "io.loopcsi.base.suite=$suite" --label "io.loopcsi.base.packages=$packages" \
     --label "org.opencontainers.image.description=Debian $suite (debootstrap minbase) with $packages: the offline stand-in for debian:$suite-slim + apt" \
-    "$container"
+    "$container" >/dev/null
   buildah commit --quiet --rm "$container" "$base" >/dev/null
   container=
   cleanup
   trap - EXIT
   say "base $base committed in $(since "$t2") (made in $(since "$t") in all)"
-fi
+  echo "$base"
+}
+
+base=$(base_image "$packages")
+aux_base=$(base_image "$aux_packages")
 
 # The JDK stage's stand-in: the base with this machine's JDK where Temurin's image has it. Links
 # are followed (Debian's JDK links its conf/ and cacerts into /etc).
-jdk_key=$(printf '%s\n' "$base" "$(cat "$jdk_home/release")" | sha256sum | cut -c1-12)
+jdk_key=$(printf '%s\n' "$aux_base" "$(cat "$jdk_home/release")" | sha256sum | cut -c1-12)
 jdk=localhost/loopcsi-jdk:$jdk_key
 if buildah inspect --type image "$jdk" >/dev/null 2>&1; then
   say "JDK stage $jdk cached"
 else
   t=$(now)
-  container=$(buildah from --pull=never "$base")
+  container=$(buildah from --pull=never "$aux_base")
   trap 'buildah rm "$container" >/dev/null 2>&1' EXIT
   mnt=$(buildah mount "$container")
   mkdir -p "$mnt/opt/java/openjdk"
@@ -168,7 +181,8 @@ fi
 t=$(now)
 old=$(buildah inspect --type image --format '{{.FromImageID}}' "$image" 2>/dev/null || true)
 version=$(sed -n 's/.*:\([^:/]*\)$/\1/p' <<<"$image")
-buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" --build-arg "JDK=$jdk" ${version:+--build-arg "VERSION=$version"} \
+buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" --build-arg "TOOLS=$aux_base" --build-arg "JDK=$jdk" \
+  ${version:+--build-arg "VERSION=$version"} \
   -t "$image" -f "$dockerfile" . >/dev/null
 say "built $image in $(since "$t")"
 new=$(buildah inspect --type image --format '{{.FromImageID}}' "$image")
