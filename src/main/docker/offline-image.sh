@@ -156,7 +156,7 @@ base=$(base_image "$packages")
 aux_base=$(base_image "$aux_packages")
 
 # The JDK stage's stand-in: the base with this machine's JDK where Temurin's image has it. Links
-# are followed (Debian's JDK links its conf/ and cacerts into /etc).
+# are followed (Debian's JDK links its conf/ and cacerts into /etc); its sources are left out.
 jdk_key=$(printf '%s\n' "$aux_base" "$(cat "$jdk_home/release")" | sha256sum | cut -c1-12)
 jdk=localhost/loopcsi-jdk:$jdk_key
 if buildah inspect --type image "$jdk" >/dev/null 2>&1; then
@@ -167,7 +167,7 @@ else
   trap 'buildah rm "$container" >/dev/null 2>&1' EXIT
   mnt=$(buildah mount "$container")
   mkdir -p "$mnt/opt/java/openjdk"
-  tar -C "$jdk_home" -chf - . | tar -C "$mnt/opt/java/openjdk" -xf -
+  tar -C "$jdk_home" --exclude=./lib/src.zip -chf - . | tar -C "$mnt/opt/java/openjdk" -xf -
   buildah umount "$container" >/dev/null
   buildah config --env JAVA_HOME=/opt/java/openjdk \
     --env PATH=/opt/java/openjdk/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
