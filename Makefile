@@ -11,8 +11,10 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head
 # the image the manifests and the StoragePool defaults name (kubernetes/operator.yaml, operator/api/Images.java)
 IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
 IMAGE_TAR := target/loopcsi-image.tar
+# the image's build of the application (the pom's `image` profile: Quarkus' legacy-jar)
+IMAGE_APP := target/image-app/loopcsi-runner.jar
 
-.PHONY: build run test test-kube manifests crds bundle demo bench native native-check image standin-images e2e clean
+.PHONY: build run test test-kube manifests crds bundle demo bench native native-check image image-jdk17 standin-images e2e clean
 
 build: $(APP)
 
@@ -63,12 +65,21 @@ native-check:
 	bash ../shared/tools/native-check
 
 # The JVM image (src/main/docker/Dockerfile.jvm) built offline with buildah from a Debian base made
-# by debootstrap (cached), as a docker-archive tarball; root, apt-get install buildah debootstrap.
-# With a registry, build the same Dockerfile with docker/podman instead (README, "The image").
+# by debootstrap (cached) and this machine's Temurin 25 as its JDK stage, as a docker-archive
+# tarball; root, apt-get install buildah debootstrap. With a registry, build the same Dockerfile with
+# docker/podman instead (README, "The image"). image-jdk17: the same on OpenJDK 17, tagged
+# $(IMAGE)-jdk17, for the benchmarks' comparison.
 image: $(IMAGE_TAR)
 
-$(IMAGE_TAR): $(APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
+$(IMAGE_APP): $(SOURCES)
+	$(MVN) -q package -DskipTests -Pimage
+	@touch $(IMAGE_APP)
+
+$(IMAGE_TAR): $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	bash src/main/docker/offline-image.sh $(IMAGE) $@
+
+image-jdk17: $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
+	LOOPCSI_IMAGE_JDK=/usr/lib/jvm/java-17-openjdk-amd64 bash src/main/docker/offline-image.sh $(IMAGE)-jdk17 target/loopcsi-image-jdk17.tar
 
 # Stand-ins for the CSI sidecar images (busybox that sleeps, tagged with their names), for the e2e node.
 standin-images:

@@ -2,8 +2,10 @@
 # `make bench`: compiles the harness (bench/src/main/java) against the packaged driver's class
 # path and runs every benchmark. Table on stdout, JSON in target/bench/results.json.
 # Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE BENCH_IO_SECONDS BENCH_IO_MIB,
-# BENCH_ONLY=startup,churn,lifecycle,scale,io (the default) and node (only when named: the node plugin's
-# restart on a real kubelet, bench/node-restart.sh), BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.
+# BENCH_ONLY=startup,churn,lifecycle,scale,io (the default), node and image (only when named: the node
+# plugin's restart on a real kubelet, bench/node-restart.sh; the image's start to the first Probe on
+# JDK 25 + AOT cache and JDK 17 + AppCDS, and its size, bench/image-start.sh, after make image
+# image-jdk17), BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # BENCH_APP: a saved target/quarkus-app to measure instead (e.g. the build before a change)
@@ -11,8 +13,14 @@ app=${BENCH_APP:-target/quarkus-app}
 [ -f "$app/quarkus-run.jar" ] || { echo "bench: $app missing; run make build" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench: needs root (loop devices, mkfs, mount)" >&2; exit 1; }
 case ",${BENCH_ONLY:-}," in
-  *,node,*) bash bench/node-restart.sh
-    [ "$BENCH_ONLY" = node ] && exit 0 ;;
+  *,node,*) bash bench/node-restart.sh ;;
+esac
+case ",${BENCH_ONLY:-}," in
+  *,image,*) make -s image image-jdk17
+    bash bench/image-start.sh "${BENCH_STARTS:-10}" ;;
+esac
+case ",${BENCH_ONLY:-}," in
+  ,node, | ,image, | ,node,image, | ,image,node,) exit 0 ;;
 esac
 cp="$app/app/*:$app/lib/main/*:$app/lib/boot/*"
 classes=target/bench/classes

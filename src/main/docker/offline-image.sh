@@ -5,13 +5,20 @@
 #
 #   offline-image.sh IMAGE OUT.tar
 #
-# The Dockerfile's public base (debian:bookworm-slim) cannot be pulled here, so its stand-in is
-# made from Debian's own repositories: debootstrap --variant=minbase of the same suite from the
-# mirror this machine's apt uses, with the Dockerfile's PACKAGES installed by apt. It is committed
-# as the local image localhost/loopcsi-base:KEY, KEY a hash of suite, mirror and package list:
-# that image in buildah's storage is the cache (later builds only add the application layers).
-# Then the SAME Dockerfile is built with --build-arg BASE=localhost/loopcsi-base:KEY --pull=never
-# (its apt step finds the packages installed and does nothing).
+# The Dockerfile's public bases cannot be pulled here, so stand-ins are made for them:
+# - BASE (debian:bookworm-slim): debootstrap --variant=minbase of the same suite from the mirror
+#   this machine's apt uses, with the Dockerfile's PACKAGES installed by apt, committed as the local
+#   image localhost/loopcsi-base:KEY, KEY a hash of suite, mirror and package list: that image in
+#   buildah's storage is the cache (later builds only add the application layers);
+# - TOOLS (debian:bookworm-slim + xfsprogs): the same with binutils and xfsprogs installed;
+# - JDK (eclipse-temurin:25-jdk): that one with this machine's JDK in /opt/java/openjdk, on PATH
+#   as in Temurin's images, as localhost/loopcsi-jdk:KEY (KEY: the base's and the JDK's release
+#   file). The JDK is $LOOPCSI_IMAGE_JDK, default /usr/lib/jvm/temurin-25-jdk-amd64 (Temurin's
+#   build, as in the public image); /usr/lib/jvm/java-17-openjdk-amd64 makes the JDK 17 variant
+#   that `make image-jdk17` builds for the benchmarks.
+# Then the SAME Dockerfile is built with --build-arg BASE=... TOOLS=... JDK=... --pull=never (its apt
+# steps find the packages installed and do nothing), from the application as the pom's `image`
+# profile packages it (target/image-app: built by `make image` first).
 #
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Lock, work dirs:
 # ${LOOPCSI_IMAGE_CACHE:-/var/cache/loopcsi-image}. Timings go to stderr.
@@ -32,7 +39,9 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 for tool in buildah debootstrap; do
   command -v "$tool" >/dev/null || die "$tool not found: apt-get install buildah debootstrap"
 done
-[ -f target/quarkus-app/quarkus-run.jar ] || die "target/quarkus-app not built: make build"
+[ -f target/image-app/loopcsi-runner.jar ] || die "target/image-app not built: ./mvnw package -DskipTests -Pimage"
+jdk_home=${LOOPCSI_IMAGE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
+[ -x "$jdk_home/bin/jlink" ] && [ -f "$jdk_home/release" ] || die "no JDK with jlink in $jdk_home (LOOPCSI_IMAGE_JDK)"
 
 packages=$(sed -n 's/^ARG PACKAGES="\(.*\)"$/\1/p' "$dockerfile")
 [ -n "$packages" ] || die "no ARG PACKAGES=\"...\" line in $dockerfile"
@@ -41,15 +50,17 @@ mirror=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '/^URIs:/ { pri
 [ -n "$mirror" ] || mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
   | awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) { print $i; exit } }')
 [ -n "$mirror" ] || die "cannot find this machine's Debian mirror in /etc/apt/sources.list{,.d}"
-key=$(printf '%s\n' "$suite" "$mirror" "$packages" | sha256sum | cut -c1-12)
-base=localhost/loopcsi-base:$key
+# the base of the JDK stage (Temurin's JDK images have binutils, whose objcopy jlink --strip-debug
+# runs) and of the TOOLS stage (xfsprogs)
+aux_packages="binutils xfsprogs"
 
 mkdir -p "$cache"
 exec 9>"$cache/lock"
 flock 9
 
 # A root filesystem like debian:bookworm-slim's (no docs, man pages or locales) with the packages.
-make_rootfs() { # make_rootfs DIR
+make_rootfs() { # make_rootfs DIR PACKAGES
+  local packages=$2
   local root=$1/root
   say "debootstrap $suite from $mirror (about a minute)"
   debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$1/debootstrap.log" 2>&1 \
@@ -63,7 +74,7 @@ path-exclude /usr/share/info/*
 path-exclude /usr/share/locale/*
 path-exclude /usr/share/lintian/*
 EOF
-  # apt inside uses this machine's sources and settings while installing; /proc for the JRE's setup
+  # apt inside uses this machine's sources and settings while installing; /proc for the packages' scripts
   rm -f "$root/etc/apt/sources.list"
   cp /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list "$root/etc/apt/sources.list.d/" 2>/dev/null || true
   if [ -f /etc/apt/sources.list ]; then cp /etc/apt/sources.list "$root/etc/apt/sources.list"; fi
@@ -103,9 +114,15 @@ EOF
   rm -rf "$root"/usr/share/man/* "$root"/usr/share/info/* "$root"/usr/share/locale/* "$root"/usr/share/lintian/*
 }
 
-if buildah inspect --type image "$base" >/dev/null 2>&1; then
-  say "base $base cached"
-else
+# base_image PACKAGES: the name of the local base with them (made once, then cached by name)
+base_image() {
+  local packages=$1 base t t2
+  base=localhost/loopcsi-base:$(printf '%s\n' "$suite" "$mirror" "$packages" | sha256sum | cut -c1-12)
+  if buildah inspect --type image "$base" >/dev/null 2>&1; then
+    say "base $base cached ($packages)"
+    echo "$base"
+    return
+  fi
   t=$(now)
   work=$(mktemp -d "$cache/rootfs.XXXXXX")
   container=
@@ -115,7 +132,7 @@ else
     rm -rf "$work"
   }
   trap cleanup EXIT
-  make_rootfs "$work"
+  make_rootfs "$work" "$packages"
   say "root filesystem ready in $(since "$t"): $(du -sh "$work/root" | cut -f1)"
   t2=$(now)
   container=$(buildah from scratch)
@@ -126,18 +143,46 @@ else
   buildah config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin --cmd bash \
     --label "io.loopcsi.base.suite=$suite" --label "io.loopcsi.base.packages=$packages" \
     --label "org.opencontainers.image.description=Debian $suite (debootstrap minbase) with $packages: the offline stand-in for debian:$suite-slim + apt" \
-    "$container"
+    "$container" >/dev/null
   buildah commit --quiet --rm "$container" "$base" >/dev/null
   container=
   cleanup
   trap - EXIT
   say "base $base committed in $(since "$t2") (made in $(since "$t") in all)"
+  echo "$base"
+}
+
+base=$(base_image "$packages")
+aux_base=$(base_image "$aux_packages")
+
+# The JDK stage's stand-in: the base with this machine's JDK where Temurin's image has it. Links
+# are followed (Debian's JDK links its conf/ and cacerts into /etc); its sources are left out.
+jdk_key=$(printf '%s\n' "$aux_base" "$(cat "$jdk_home/release")" | sha256sum | cut -c1-12)
+jdk=localhost/loopcsi-jdk:$jdk_key
+if buildah inspect --type image "$jdk" >/dev/null 2>&1; then
+  say "JDK stage $jdk cached"
+else
+  t=$(now)
+  container=$(buildah from --pull=never "$aux_base")
+  trap 'buildah rm "$container" >/dev/null 2>&1' EXIT
+  mnt=$(buildah mount "$container")
+  mkdir -p "$mnt/opt/java/openjdk"
+  tar -C "$jdk_home" --exclude=./lib/src.zip -chf - . | tar -C "$mnt/opt/java/openjdk" -xf -
+  buildah umount "$container" >/dev/null
+  buildah config --env JAVA_HOME=/opt/java/openjdk \
+    --env PATH=/opt/java/openjdk/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    --label "org.opencontainers.image.description=the offline stand-in for eclipse-temurin:N-jdk: $(sed -n 's/^IMPLEMENTOR_VERSION=//p; s/^JAVA_RUNTIME_VERSION=//p' "$jdk_home/release" | tr -d '"' | xargs)" \
+    "$container"
+  buildah commit --quiet --rm "$container" "$jdk" >/dev/null
+  trap - EXIT
+  say "JDK stage $jdk committed in $(since "$t") from $jdk_home"
 fi
 
 t=$(now)
 old=$(buildah inspect --type image --format '{{.FromImageID}}' "$image" 2>/dev/null || true)
 version=$(sed -n 's/.*:\([^:/]*\)$/\1/p' <<<"$image")
-buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" ${version:+--build-arg "VERSION=$version"} \
+buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" --build-arg "TOOLS=$aux_base" --build-arg "JDK=$jdk" \
+  ${version:+--build-arg "VERSION=$version"} \
   -t "$image" -f "$dockerfile" . >/dev/null
 say "built $image in $(since "$t")"
 new=$(buildah inspect --type image --format '{{.FromImageID}}' "$image")
