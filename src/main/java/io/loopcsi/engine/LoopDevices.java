@@ -134,23 +134,6 @@ public class LoopDevices {
         return r.stdout().lines().map(String::strip).filter(l -> l.startsWith("/dev/loop")).toList();
     }
 
-    /** How many attached loop devices have a backing file inside this directory. */
-    public int countAttachedUnder(Path dir) {
-        String prefix = dir.toAbsolutePath().normalize() + "/";
-        int n = 0;
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
-            for (Path dev : ds) {
-                String backing = readBacking(dev);
-                if (backing != null && backing.startsWith(prefix)) {
-                    n++;
-                }
-            }
-        } catch (IOException e) {
-            throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
-        }
-        return n;
-    }
-
     /** As {@link #findOrAttach(Path, boolean, MutableParameters.DirectIo, int)} with direct I/O where the host allows it, at the kernel's sector size. */
     public String findOrAttach(Path backingFile, boolean readOnly) {
         return findOrAttach(backingFile, readOnly, MutableParameters.DirectIo.AUTO, 0);
@@ -244,10 +227,6 @@ public class LoopDevices {
         }
     }
 
-    CommandRunner runner() {
-        return runner;
-    }
-
     /**
      * A volume's condition with what its read-write loop device does: base when that is abnormal;
      * abnormal when the volume asks for {@code directIO=on} and the device does buffered I/O (a
@@ -266,35 +245,43 @@ public class LoopDevices {
     }
 
     /**
-     * The read-write loop device of every image attached under this directory, by the image's path
-     * as the kernel names it (one scan of /sys/block).
+     * The loop devices attached to files under a directory, from one scan of /sys/block.
+     *
+     * @param count every such device (read-only companions too)
+     * @param readWrite the read-write device of each file, by the file's path as the kernel names it
      */
-    public java.util.Map<String, String> devicesUnder(Path dir) {
+    public record Attached(int count, java.util.Map<String, String> readWrite) {
+    }
+
+    public Attached attachedUnder(Path dir) {
         String prefix = dir.toAbsolutePath().normalize() + "/";
-        java.util.Map<String, String> out = new java.util.TreeMap<>();
+        java.util.Map<String, String> readWrite = new java.util.TreeMap<>();
+        int count = 0;
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(sysBlock, "loop*")) {
             for (Path dev : ds) {
                 String backing = readBacking(dev);
                 String name = "/dev/" + dev.getFileName();
-                if (backing != null && backing.startsWith(prefix) && !readOnly(name)) {
-                    out.put(backing, name);
+                if (backing != null && backing.startsWith(prefix)) {
+                    count++;
+                    if (!readOnly(name)) {
+                        readWrite.put(backing, name);
+                    }
                 }
             }
         } catch (IOException e) {
             throw EngineException.internal("cannot scan " + sysBlock + ": " + e.getMessage(), e);
         }
-        return out;
+        return new Attached(count, readWrite);
     }
 
     /**
      * How many of these volumes of the pool want direct I/O ({@code directIO} auto or on) and have a
-     * read-write loop device that runs without it (one scan of the devices).
+     * read-write loop device that runs without it.
      */
-    public long bufferedVolumes(PoolDirectory pool, List<VolumeMeta> volumes) {
-        java.util.Map<String, String> devices = devicesUnder(pool.root());
+    public long bufferedVolumes(PoolDirectory pool, List<VolumeMeta> volumes, Attached attached) {
         long n = 0;
         for (VolumeMeta v : volumes) {
-            String dev = devices.get(pool.volumeImage(v.id()).toAbsolutePath().normalize().toString());
+            String dev = attached.readWrite().get(pool.volumeImage(v.id()).toAbsolutePath().normalize().toString());
             if (dev != null && v.mutable().directIo() != MutableParameters.DirectIo.OFF && !directIo(dev)) {
                 n++;
             }

@@ -34,13 +34,8 @@ public class NodeVolumes {
     /**
      * @param thick the node's keeper of thick allocations, shared with the {@link VolumeEngine}: a
      *        thick volume is allocated whole again at every stage and expansion
+     * @param sectors the pool's sector sizes, shared with the {@link VolumeEngine} (one probe per pool)
      */
-    public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks,
-            ThickAllocation thick) {
-        this(pool, loops, mounter, filesystems, locks, thick, new SectorSizes(pool, loops.runner(), loops));
-    }
-
-    /** @param sectors the pool's sector sizes, shared with the {@link VolumeEngine} (one probe per pool) */
     public NodeVolumes(PoolDirectory pool, LoopDevices loops, Mounter mounter, Filesystems filesystems, VolumeLocks locks,
             ThickAllocation thick, SectorSizes sectors) {
         this.sectors = sectors;

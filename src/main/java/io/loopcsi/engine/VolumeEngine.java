@@ -40,29 +40,11 @@ public class VolumeEngine implements VolumeProvider {
     private final Map<String, InFlight> reserved = new ConcurrentHashMap<>();
     private final Object admission = new Object();
 
-    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
-            VolumeLocks locks) {
-        this(pool, capacityBytes, nodeId, runner, loops, locks, FailPoints.NONE);
-    }
-
-    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
-            VolumeLocks locks, FailPoints failPoints) {
-        this(pool, capacityBytes, nodeId, runner, loops, locks, failPoints, new ThickAllocation(pool, runner, locks));
-    }
-
-    /** @param thick the node's keeper of thick allocations, shared with {@link NodeVolumes} (its record feeds the condition) */
-    public VolumeEngine(PoolDirectory pool, long capacityBytes, String nodeId, CommandRunner runner, LoopDevices loops,
-            VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
-        this(pool, CapacityPolicy.cap(capacityBytes), nodeId, runner, loops, locks, failPoints, thick);
-    }
-
-    /** @param policy how the pool's space is counted here: the cap, the host reserve, the thin overcommit ratio */
-    public VolumeEngine(PoolDirectory pool, CapacityPolicy policy, String nodeId, CommandRunner runner, LoopDevices loops,
-            VolumeLocks locks, FailPoints failPoints, ThickAllocation thick) {
-        this(pool, policy, nodeId, runner, loops, locks, failPoints, thick, new SectorSizes(pool, runner, loops));
-    }
-
-    /** @param sectors the pool's choice of sector size for new volumes, shared with {@link NodeVolumes} (one probe per pool) */
+    /**
+     * @param policy how the pool's space is counted here: the cap, the host reserve, the thin overcommit ratio
+     * @param thick the node's keeper of thick allocations, shared with {@link NodeVolumes} (its record feeds the condition)
+     * @param sectors the pool's choice of sector size for new volumes, shared with {@link NodeVolumes} (one probe per pool)
+     */
     public VolumeEngine(PoolDirectory pool, CapacityPolicy policy, String nodeId, CommandRunner runner, LoopDevices loops,
             VolumeLocks locks, FailPoints failPoints, ThickAllocation thick, SectorSizes sectors) {
         this.sectors = sectors;

@@ -151,7 +151,7 @@ public class PoolMetrics {
         }
         List<SnapshotMeta> snaps = p.snapshots();
         LoopDevices l = loops.get();
-        long attached = l.countAttachedUnder(pool.get().root());
-        return new Sample(capacity, kinds, snaps.size(), attached, abnormal, l.bufferedVolumes(pool.get(), volumes));
+        LoopDevices.Attached attached = l.attachedUnder(pool.get().root()); // one scan of /sys/block for both gauges
+        return new Sample(capacity, kinds, snaps.size(), attached.count(), abnormal, l.bufferedVolumes(pool.get(), volumes, attached));
     }
 }

@@ -87,7 +87,7 @@ class SectorSizeTest extends KernelTestDirs {
         assertArrayEquals(data, Files.readAllBytes(staging2.resolve("f")));
         assertTrue(rig.loops.directIo(device(rig, r)));
         assertEquals("volume is healthy", rig.node.stats(r.id(), staging2).condition().message());
-        assertEquals(0, rig.loops.bufferedVolumes(rig.pool, rig.pool.listVolumes()), "both staged volumes do direct I/O");
+        assertEquals(0, rig.loops.bufferedVolumes(rig.pool, rig.pool.listVolumes(), rig.loops.attachedUnder(rig.pool.root())), "both staged volumes do direct I/O");
         rig.node.unstage(r.id(), staging2);
         rig.node.unstage(v.id(), staging);
     }
@@ -121,7 +121,7 @@ class SectorSizeTest extends KernelTestDirs {
         Condition c = rig.node.stats(legacy.id(), staging).condition();
         assertFalse(c.abnormal(), c.message());
         assertTrue(c.message().contains("buffered I/O") && c.message().contains("512-byte sectors"), c.message());
-        assertEquals(1, rig.loops.bufferedVolumes(rig.pool, rig.pool.listVolumes()), "the loopcsi_volumes_buffered gauge counts it");
+        assertEquals(1, rig.loops.bufferedVolumes(rig.pool, rig.pool.listVolumes(), rig.loops.attachedUnder(rig.pool.root())), "the loopcsi_volumes_buffered gauge counts it");
 
         EngineException e = expect(Kind.FAILED_PRECONDITION, () -> rig.engine.modifyVolume(legacy.id(), directIo("on")));
         assertTrue(e.getMessage().contains("512-byte sectors"), e.getMessage());
