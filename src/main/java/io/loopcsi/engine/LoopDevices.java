@@ -307,10 +307,12 @@ public class LoopDevices {
      * ({@link #pendingDetach}).
      */
     public void detach(String device) {
+        Path dev = sysBlock.resolve(name(device));
+        String file = readBacking(dev);
         runner.run("losetup", "--detach", device);
-        Path backing = sysBlock.resolve(name(device)).resolve("loop/backing_file");
+        // still this file's: the device number may be free already and taken by another attach meanwhile
         long until = System.nanoTime() + DETACH_WAIT_NANOS;
-        while (Files.exists(backing) && System.nanoTime() < until) {
+        while (file != null && file.equals(readBacking(dev)) && System.nanoTime() < until) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -318,7 +320,7 @@ public class LoopDevices {
                 return;
             }
         }
-        if (Files.exists(backing)) {
+        if (file != null && file.equals(readBacking(dev))) {
             LOG.warnf("loop device %s is still open elsewhere (a process, or a mount of it in another mount namespace); the kernel "
                     + "detaches it when that closes it", device);
         }
