@@ -30,7 +30,8 @@ public final class Discovery {
             capacity |= serves(client, v, "csistoragecapacities");
         }
         int minor = minor(client.getKubernetesVersion().getMinor());
-        ClusterInfo info = new ClusterInfo(capacity, minor >= 20, minor >= 22, minor);
+        ClusterInfo info = new ClusterInfo(capacity, minor >= 20, minor >= 22, minor,
+                serves(client, "security.openshift.io/v1", "securitycontextconstraints"));
         LOG.infof("API server %s.%s: %s", client.getKubernetesVersion().getMajor(), client.getKubernetesVersion().getMinor(), info);
         return info;
     }

@@ -139,6 +139,10 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 // whether the Prometheus Operator's CRD exists (ServiceMonitorCrdPresent); JOSDK's own CRD check is
 // off (quarkus.operator-sdk.crd.validate=false), which also drops QOSDK's generic CRD-reading role
 @RBACRule(apiGroups = "apiextensions.k8s.io", resources = "customresourcedefinitions", verbs = { "get" })
+// OpenShift: the operator grants its node pods the privileged SCC's use (CsiRbac.NODE_OPENSHIFT_RULES), so it holds it
+@RBACRule(apiGroups = "security.openshift.io", resources = "securitycontextconstraints", resourceNames = "privileged", verbs = "use")
+// the Pod Security level of its namespace, named when the node pods are refused admission (NodePodAdmission)
+@RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
 @RBACRule(apiGroups = "monitoring.coreos.com", resources = { "servicemonitors", "prometheusrules" }, verbs = { "get", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
@@ -233,7 +237,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         List<LostNode> lost = lostInputs.map(in -> LostNodes.of(in.reports(), in.nodes(), in.volumes(), now))
                 .orElse(previous == null || previous.getLostNodes() == null ? List.of() : previous.getLostNodes());
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
-                reports, unsupportedNodes(client, ns, pool), lost), now);
+                reports, unsupportedNodes(client, ns, pool), lost, nodePodsRefused(client, ns, nodes).orElse(null)), now);
         recordTransition(client, pool, previous, next);
         actOnLostNodes(client, pool, previous, lost, lostInputs);
         gauges.orphans(pool.getMetadata().getName(), next.getOrphans());
@@ -253,6 +257,35 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         } catch (KubernetesClientException e) {
             LOG.debugf("cannot list the node pods of pool %s: %s", pool.getMetadata().getName(), e.getMessage());
             return List.of();
+        }
+    }
+
+    /**
+     * Why the API server refuses the node pods, from the DaemonSet's FailedCreate Events (read only
+     * while pods are missing); empty when nothing is refused or the Events cannot be read.
+     */
+    private static Optional<String> nodePodsRefused(KubernetesClient client, String ns, DaemonSet nodes) {
+        if (nodes == null || nodes.getStatus() != null && nodes.getStatus().getDesiredNumberScheduled() != null
+                && nodes.getStatus().getDesiredNumberScheduled() > 0
+                && java.util.Objects.requireNonNullElse(nodes.getStatus().getCurrentNumberScheduled(), 0) >= nodes.getStatus().getDesiredNumberScheduled()) {
+            return Optional.empty(); // every desired pod is there: nothing refused
+        }
+        try {
+            List<io.fabric8.kubernetes.api.model.Event> events = client.v1().events().inNamespace(ns)
+                    .withField("involvedObject.kind", "DaemonSet").withField("involvedObject.name", nodes.getMetadata().getName())
+                    .list().getItems().stream()
+                    .filter(e -> nodes.getMetadata().getUid() == null || nodes.getMetadata().getUid().equals(e.getInvolvedObject().getUid()))
+                    .toList();
+            io.fabric8.kubernetes.api.model.Namespace namespace = null;
+            try {
+                namespace = client.namespaces().withName(ns).get();
+            } catch (KubernetesClientException e) {
+                LOG.debugf("cannot read namespace %s: %s", ns, e.getMessage());
+            }
+            return io.loopcsi.operator.status.NodePodAdmission.refusal(nodes, events, namespace, Instant.now());
+        } catch (KubernetesClientException e) {
+            LOG.debugf("cannot list the Events of DaemonSet %s/%s: %s", ns, nodes.getMetadata().getName(), e.getMessage());
+            return Optional.empty();
         }
     }
 

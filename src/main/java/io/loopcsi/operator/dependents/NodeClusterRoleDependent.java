@@ -9,7 +9,7 @@ import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.desired.*;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 
-/** Cluster-wide rules of the node plugin. */
+/** Cluster-wide rules of the node plugin (with the privileged SCC's use on OpenShift). */
 @KubernetesDependent(informer = @Informer(labelSelector = PoolNames.MANAGED_SELECTOR))
 public class NodeClusterRoleDependent extends CRUDKubernetesDependentResource<ClusterRole, StoragePool> {
 
@@ -19,6 +19,6 @@ public class NodeClusterRoleDependent extends CRUDKubernetesDependentResource<Cl
 
     @Override
     protected ClusterRole desired(StoragePool pool, Context<StoragePool> context) {
-        return CsiRbac.clusterRole(pool, CsiRbac.NODE);
+        return CsiRbac.clusterRole(pool, CsiRbac.NODE, io.loopcsi.operator.Discovery.clusterInfo(context.getClient()));
     }
 }

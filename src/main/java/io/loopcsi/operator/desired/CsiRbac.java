@@ -78,6 +78,16 @@ public final class CsiRbac {
             rule("loopcsi.io", "looppoolnodes/status", "update", "patch"),
             rule("loopcsi.io", "storagepools", "get"));
 
+    /**
+     * Where OpenShift's SecurityContextConstraints are served, the node pods (privileged, hostPath,
+     * Bidirectional mount propagation) are admitted only if their ServiceAccount may use an SCC that
+     * allows that: the built-in {@code privileged} one, as OpenShift's own CSI drivers do.
+     */
+    public static final String PRIVILEGED_SCC = "privileged";
+    public static final List<PolicyRule> NODE_OPENSHIFT_RULES = List.of(new PolicyRuleBuilder()
+            .withApiGroups("security.openshift.io").withResources("securitycontextconstraints").withResourceNames(PRIVILEGED_SCC)
+            .withVerbs("use").build());
+
     private CsiRbac() {
     }
 
@@ -88,10 +98,20 @@ public final class CsiRbac {
                 .build();
     }
 
+    /** The component's ClusterRole on a plain Kubernetes server. */
     public static ClusterRole clusterRole(StoragePool pool, String component) {
+        return clusterRole(pool, component, ClusterInfo.CURRENT);
+    }
+
+    /** The component's ClusterRole; the node's also allows the privileged SCC where the server serves SCCs. */
+    public static ClusterRole clusterRole(StoragePool pool, String component, ClusterInfo cluster) {
+        List<PolicyRule> rules = new java.util.ArrayList<>(component.equals(CONTROLLER) ? CONTROLLER_CLUSTER_RULES : NODE_CLUSTER_RULES);
+        if (component.equals(NODE) && cluster.securityContextConstraints()) {
+            rules.addAll(NODE_OPENSHIFT_RULES);
+        }
         return new ClusterRoleBuilder()
                 .withNewMetadata().withName(name(pool, component)).withLabels(PoolNames.labels(pool, component)).endMetadata()
-                .withRules(component.equals(CONTROLLER) ? CONTROLLER_CLUSTER_RULES : NODE_CLUSTER_RULES)
+                .withRules(rules)
                 .build();
     }
 

@@ -20,10 +20,16 @@ public final class PoolStatus {
 
     /**
      * What the reconciler saw. {@code problem} is a conflict or a failed rollout, null when none;
-     * {@code poolNodes} are the nodes' own reports (LoopPoolNode) of their part of the pool.
+     * {@code poolNodes} are the nodes' own reports (LoopPoolNode) of their part of the pool;
+     * {@code nodePodsRefused} why the API server refuses the node pods ({@link NodePodAdmission}), null when it does not.
      */
     public record Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
-            List<LoopPoolNode> poolNodes, List<String> unsupportedNodes, List<LostNode> lostNodes) {
+            List<LoopPoolNode> poolNodes, List<String> unsupportedNodes, List<LostNode> lostNodes, String nodePodsRefused) {
+
+        public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
+                List<LoopPoolNode> poolNodes, List<String> unsupportedNodes, List<LostNode> lostNodes) {
+            this(controller, nodes, volumes, problemReason, problem, poolNodes, unsupportedNodes, lostNodes, null);
+        }
 
         public Observed(Deployment controller, DaemonSet nodes, PoolVolumes volumes, String problemReason, String problem,
                 List<LoopPoolNode> poolNodes, List<String> unsupportedNodes) {
@@ -93,13 +99,18 @@ public final class PoolStatus {
         } else {
             boolean allReady = controllerReady && desired > 0 && ready == desired;
             String where = "controller " + (controllerReady ? "available" : "not available") + ", node pods " + ready + "/" + desired + " ready";
-            String reason = allReady ? "AllComponentsReady" : desired == 0 && controllerReady ? "NoNodes" : "ComponentsNotReady";
+            String refused = allReady ? null : o.nodePodsRefused();
+            String reason = allReady ? "AllComponentsReady" : refused != null ? NodePodAdmission.REASON
+                    : desired == 0 && controllerReady ? "NoNodes" : "ComponentsNotReady";
             c = Conditions.set(c, Conditions.READY, allReady, reason,
-                    allReady ? "driver " + pool.driverName() + " serves " + desired + " nodes" : where, gen, now);
+                    allReady ? "driver " + pool.driverName() + " serves " + desired + " nodes" : refused != null ? where + "; " + refused : where,
+                    gen, now);
             c = Conditions.set(c, Conditions.PROGRESSING, !allReady, allReady ? "RolloutComplete" : "RollingOut",
                     allReady ? "every component is up to date and ready" : "objects applied; waiting for pods: " + where, gen, now);
             List<String> unsupported = o.unsupportedNodes() == null ? List.of() : o.unsupportedNodes();
-            if (!unsupported.isEmpty()) {
+            if (refused != null) {
+                c = Conditions.set(c, Conditions.DEGRADED, true, NodePodAdmission.REASON, refused, gen, now);
+            } else if (!unsupported.isEmpty()) {
                 c = Conditions.set(c, Conditions.DEGRADED, true, UnsupportedNodes.REASON, "loopcsi doctor says these nodes cannot host the"
                         + " pool: " + String.join("; ", unsupported) + " (kubectl logs POD -c doctor for the fixes)", gen, now);
             } else if (!reserveProblems.isEmpty()) {

@@ -43,4 +43,20 @@ class CsiRbacTest {
         assertTrue(role.getRules().stream().anyMatch(r -> r.getResources().contains("csistoragecapacities")));
         assertTrue(CsiRbac.CONTROLLER_CLUSTER_RULES.stream().noneMatch(r -> r.getResources().contains("leases")));
     }
+
+    @Test
+    void onOpenShiftOnlyTheNodeMayUseThePrivilegedScc() {
+        var p = Pools.minimal("p1");
+        ClusterInfo openShift = new ClusterInfo(true, true, true, 34, true);
+        var node = CsiRbac.clusterRole(p, CsiRbac.NODE, openShift);
+        var scc = node.getRules().stream().filter(r -> r.getApiGroups().contains("security.openshift.io")).toList();
+        assertEquals(1, scc.size(), node.getRules().toString());
+        assertEquals(java.util.List.of("securitycontextconstraints"), scc.get(0).getResources());
+        assertEquals(java.util.List.of("privileged"), scc.get(0).getResourceNames());
+        assertEquals(java.util.List.of("use"), scc.get(0).getVerbs());
+        assertTrue(CsiRbac.clusterRole(p, CsiRbac.CONTROLLER, openShift).getRules().stream()
+                .noneMatch(r -> r.getApiGroups().contains("security.openshift.io")), "the controller pod is not privileged");
+        assertTrue(CsiRbac.clusterRole(p, CsiRbac.NODE, ClusterInfo.CURRENT).getRules().stream()
+                .noneMatch(r -> r.getApiGroups().contains("security.openshift.io")), "no SCC rule where SCCs are not served");
+    }
 }

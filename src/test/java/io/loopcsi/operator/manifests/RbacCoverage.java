@@ -26,7 +26,7 @@ public final class RbacCoverage {
                 for (String res : g.getResources()) {
                     for (String verb : g.getVerbs()) {
                         boolean ok = held.stream().anyMatch(h -> h.getApiGroups().contains(group) && h.getResources().contains(res)
-                                && (h.getVerbs().contains(verb) || h.getVerbs().contains("*")));
+                                && (h.getVerbs().contains(verb) || h.getVerbs().contains("*")) && namesCovered(h, g));
                         if (!ok) {
                             missing.add(group + "/" + res + ":" + verb);
                         }
@@ -37,12 +37,20 @@ public final class RbacCoverage {
         return missing;
     }
 
+    /** A held rule limited to some names covers only a needed rule limited to names among them. */
+    private static boolean namesCovered(PolicyRule held, PolicyRule needed) {
+        List<String> h = held.getResourceNames() == null ? List.of() : held.getResourceNames();
+        List<String> n = needed.getResourceNames() == null ? List.of() : needed.getResourceNames();
+        return h.isEmpty() || (!n.isEmpty() && h.containsAll(n));
+    }
+
     /** Every rule the operator grants to a pool's components, which it must hold itself (RBAC escalation prevention). */
     public static List<PolicyRule> grantedToPools() {
         List<PolicyRule> granted = new ArrayList<>();
         granted.addAll(CsiRbac.CONTROLLER_CLUSTER_RULES);
         granted.addAll(CsiRbac.CONTROLLER_NAMESPACE_RULES);
         granted.addAll(CsiRbac.NODE_CLUSTER_RULES);
+        granted.addAll(CsiRbac.NODE_OPENSHIFT_RULES);
         return granted;
     }
 

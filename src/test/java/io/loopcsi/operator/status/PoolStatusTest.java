@@ -63,6 +63,24 @@ class PoolStatusTest {
                 UnsupportedNodes.of(List.of(fine))), T0).getConditions(), Conditions.DEGRADED), "a doctor that passed is no problem");
     }
 
+    @Test
+    void nodePodsRefusedAdmissionAreWhyThePoolIsNotReady() {
+        var pool = Pools.minimal("p1");
+        var dep = new DeploymentBuilder().withNewStatus().withAvailableReplicas(1).endStatus().build();
+        var ds = new DaemonSetBuilder().withNewStatus().withDesiredNumberScheduled(1).withCurrentNumberScheduled(0).withNumberReady(0)
+                .endStatus().build();
+        String refused = "node pods of DaemonSet ns/loopcsi-p1-node refused admission (1 of 1 missing): pods \"x\" is forbidden: exceeded quota";
+        var s = PoolStatus.compute(pool, null, new PoolStatus.Observed(dep, ds, null, null, null, List.of(), List.of(), List.of(), refused), T0);
+        var ready = Conditions.find(s.getConditions(), Conditions.READY).orElseThrow();
+        assertEquals("False", ready.getStatus());
+        assertEquals(NodePodAdmission.REASON, ready.getReason());
+        assertTrue(ready.getMessage().endsWith(refused), ready.getMessage());
+        var degraded = Conditions.find(s.getConditions(), Conditions.DEGRADED).orElseThrow();
+        assertEquals("True", degraded.getStatus());
+        assertEquals(NodePodAdmission.REASON, degraded.getReason());
+        assertEquals(refused, degraded.getMessage());
+    }
+
     static io.fabric8.kubernetes.api.model.Pod pod(String name, String node, io.fabric8.kubernetes.api.model.ContainerStatus doctor) {
         return new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNodeName(node)
                 .endSpec().withNewStatus().withInitContainerStatuses(doctor).endStatus().build();
