@@ -127,6 +127,15 @@ public class OwnObjectsOnlyKubeTest {
         if (operator != null) {
             operator.stop();
         }
+        // the other operator tests on this API server expect no snapshot API and none of these copies
+        if (admin != null) {
+            for (ManagedObject c : copies) {
+                var op = admin.genericKubernetesResources(KINDS.get(c.getKind()), c.getKind());
+                (c.getNamespace() == null || c.getNamespace().isEmpty() ? op.withName(c.getName()) : op.inNamespace(c.getNamespace())
+                        .withName(c.getName())).delete();
+            }
+            Kubectl.run("delete", "-f", SNAPSHOT_CRDS.toString(), "--ignore-not-found");
+        }
         if (asOperator != null) {
             asOperator.close();
         }
