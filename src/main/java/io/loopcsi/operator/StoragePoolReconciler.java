@@ -35,6 +35,7 @@ import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
 import io.loopcsi.operator.api.LostNode;
+import io.loopcsi.operator.api.ManagedObject;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.api.StoragePoolStatus;
 import io.loopcsi.operator.dependents.ControllerClusterRoleBindingDependent;
@@ -64,6 +65,7 @@ import io.loopcsi.operator.desired.PoolNames;
 import io.loopcsi.operator.desired.StorageClasses;
 import io.loopcsi.operator.status.BackingDirConflict;
 import io.loopcsi.operator.status.Conditions;
+import io.loopcsi.operator.status.ManagedRecord;
 import io.loopcsi.operator.status.OwnershipCheck;
 import io.loopcsi.operator.status.PoolEvents;
 import io.loopcsi.operator.status.PoolStatus;
@@ -143,13 +145,18 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 @RBACRule(apiGroups = "security.openshift.io", resources = "securitycontextconstraints", resourceNames = "privileged", verbs = "use")
 // the Pod Security level of its namespace, named when the node pods are refused admission (NodePodAdmission)
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
-@RBACRule(apiGroups = "monitoring.coreos.com", resources = { "servicemonitors", "prometheusrules" }, verbs = { "get", "create", "patch" })
+// list: the copies of the pool's objects (PoolOwnership), found before the pool goes
+@RBACRule(apiGroups = "monitoring.coreos.com", resources = { "servicemonitors", "prometheusrules" }, verbs = { "get", "list", "create", "patch" })
 public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<StoragePool> {
 
     /** The controller's name; QOSDK names the operator's generated ClusterRole after it (loopcsi-storagepool-cluster-role). */
     public static final String NAME = "loopcsi-storagepool";
     /** Longest pool name whose derived object names stay valid (a Service name is at most 63 characters). */
     public static final int MAX_NAME = 63 - "loopcsi--metrics".length();
+    /** Condition type: classes removed from the spec but kept because claims or volumes still use them. */
+    public static final String CLASSES_KEPT = "StorageClassesKept";
+    /** Event reason: an object carries the pool's marks but is not the pool's. */
+    public static final String UNMANAGED_COPY = "UnmanagedCopy";
     private static final Duration RECHECK = Duration.ofSeconds(30);
     private static final Duration PROBLEM_RECHECK = Duration.ofSeconds(10);
     private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
@@ -227,8 +234,13 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 LOG.warnf("StoragePool %s: %s", pool.getMetadata().getName(), problem);
             }
         }
-        Deployment controller = context.getSecondaryResource(Deployment.class).orElse(null);
-        DaemonSet nodes = context.getSecondaryResource(DaemonSet.class).orElse(null);
+        // by name: a user's copy of the Deployment or DaemonSet may carry the pool's marks as well
+        Deployment controller = context.getSecondaryResourcesAsStream(Deployment.class)
+                .filter(d -> PoolNames.controller(pool).equals(d.getMetadata().getName()) && ns.equals(d.getMetadata().getNamespace()))
+                .findFirst().orElse(null);
+        DaemonSet nodes = context.getSecondaryResourcesAsStream(DaemonSet.class)
+                .filter(d -> PoolNames.node(pool).equals(d.getMetadata().getName()) && ns.equals(d.getMetadata().getNamespace()))
+                .findFirst().orElse(null);
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         StoragePoolStatus previous = pool.getStatus();
         Instant now = Instant.now();
@@ -238,6 +250,7 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 .orElse(previous == null || previous.getLostNodes() == null ? List.of() : previous.getLostNodes());
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
                 reports, unsupportedNodes(client, ns, pool), lost, nodePodsRefused(client, ns, nodes).orElse(null)), now);
+        recordOwnership(client, pool, ns, previous, next, now);
         recordTransition(client, pool, previous, next);
         actOnLostNodes(client, pool, previous, lost, lostInputs);
         gauges.orphans(pool.getMetadata().getName(), next.getOrphans());
@@ -248,6 +261,45 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 problemReason);
         pool.setStatus(next);
         return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
+    }
+
+    /**
+     * The pool's record of its own objects ({@link ManagedRecord}), the copies that carry its marks
+     * (status, and a Warning Event when one is first seen) and the condition naming the classes
+     * kept because claims still use them. On a failed read the previous record stays.
+     */
+    private static void recordOwnership(KubernetesClient client, StoragePool pool, String ns, StoragePoolStatus previous, StoragePoolStatus next,
+            Instant now) {
+        next.setManagedObjects(previous == null ? null : previous.getManagedObjects());
+        next.setUnmanagedCopies(previous == null ? null : previous.getUnmanagedCopies());
+        try {
+            Map<String, HasMetadata> wanted = PoolOwnership.wanted(pool, ns, Discovery.clusterInfo(client));
+            List<ManagedObject> record = PoolOwnership.record(client, pool, wanted);
+            next.setManagedObjects(record);
+            List<String> copies = PoolOwnership.copies(client, pool, record, wanted.keySet());
+            List<String> before = previous == null || previous.getUnmanagedCopies() == null ? List.of() : previous.getUnmanagedCopies();
+            for (String c : copies) {
+                if (!before.contains(c)) {
+                    PoolEvents.warning(client, pool, UNMANAGED_COPY, c + " carries this pool's labels or owner reference but the operator did not"
+                            + " make it: it is not managed (never updated or deleted; the pool's owner reference is taken off it when the pool"
+                            + " is deleted)");
+                }
+            }
+            next.setUnmanagedCopies(copies.isEmpty() ? null : copies);
+            Map<String, List<String>> kept = ClassUsers.of(client, PoolOwnership.unwantedClasses(pool, record));
+            Long gen = pool.getMetadata().getGeneration();
+            if (!kept.isEmpty()) {
+                next.setConditions(Conditions.set(next.getConditions(), CLASSES_KEPT, true, "InUse", "no longer in spec.storageClasses but kept"
+                        + " while claims or volumes use them: " + ClassUsers.describe(kept, 10)
+                        + "; deleted once none does", gen, now));
+            } else if (Conditions.find(next.getConditions(), CLASSES_KEPT).isPresent()) {
+                next.setConditions(Conditions.set(next.getConditions(), CLASSES_KEPT, false, "NoneKept",
+                        "every StorageClass of the pool is in its spec", gen, now));
+            }
+        } catch (KubernetesClientException e) {
+            LOG.warnf("StoragePool %s: cannot read its objects to record them (%s): the previous record stays", pool.getMetadata().getName(),
+                    e.getMessage());
+        }
     }
 
     /** The nodes whose doctor init container refused them (Degraded, NodeNotSupported); none when the pods cannot be listed. */
@@ -294,6 +346,18 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         KubernetesClient client = context.getClient();
         PoolVolumes volumes = PoolVolumes.of(client, pool.driverName());
         if (volumes.count() == 0) {
+            // Kubernetes garbage-collects whatever carries the pool's owner reference: a user's copy too
+            try {
+                for (String c : PoolOwnership.releaseCopies(client, pool, OperatorSettings.namespace(), Discovery.clusterInfo(client))) {
+                    LOG.infof("StoragePool %s: %s is not the pool's: its owner reference to the pool removed, so that it stays",
+                            pool.getMetadata().getName(), c);
+                    PoolEvents.normal(client, pool, "CopyKept", c + " is not the pool's: the pool's owner reference is taken off it, so it stays");
+                }
+            } catch (KubernetesClientException e) {
+                LOG.warnf("StoragePool %s: cannot release the copies of its objects (%s); deletion retried", pool.getMetadata().getName(),
+                        e.getMessage());
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(DELETION_RECHECK);
+            }
             LOG.infof("StoragePool %s: no PersistentVolumes of %s left, releasing it (backing data on the nodes is kept)",
                     pool.getMetadata().getName(), pool.driverName());
             gauges.forget(pool.getMetadata().getName());

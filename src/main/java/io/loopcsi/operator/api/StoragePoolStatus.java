@@ -46,6 +46,13 @@ public class StoragePoolStatus {
     @JsonPropertyDescription("Orphans per node, from the nodes' disk audits: image files no LoopVolume/LoopSnapshot names (unclaimed) and"
             + " objects whose files are gone (missing). Never deleted automatically.")
     private List<NodeOrphans> orphans = new ArrayList<>();
+    @JsonPropertyDescription("Every object the operator made (or adopted) for the pool, by UID: it updates and deletes only these."
+            + " Absent on a pool an older operator made: its objects at the names the pool wants are adopted.")
+    private List<ManagedObject> managedObjects;
+    @JsonPropertyDescription("Objects that carry the pool's marks (owner reference or labels) but that the operator did not make, e.g. a"
+            + " copy of a pool's StorageClass: left alone, never updated or deleted; the pool's owner reference is taken off them"
+            + " when the pool is deleted so that they stay.")
+    private List<String> unmanagedCopies;
 
     public Long getObservedGeneration() {
         return observedGeneration;
@@ -157,6 +164,22 @@ public class StoragePoolStatus {
 
     public void setLostNodes(List<LostNode> lostNodes) {
         this.lostNodes = lostNodes;
+    }
+
+    public List<ManagedObject> getManagedObjects() {
+        return managedObjects;
+    }
+
+    public void setManagedObjects(List<ManagedObject> managedObjects) {
+        this.managedObjects = managedObjects;
+    }
+
+    public List<String> getUnmanagedCopies() {
+        return unmanagedCopies;
+    }
+
+    public void setUnmanagedCopies(List<String> unmanagedCopies) {
+        this.unmanagedCopies = unmanagedCopies;
     }
 
     public List<NodeOrphans> getOrphans() {

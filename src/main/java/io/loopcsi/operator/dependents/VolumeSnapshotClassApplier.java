@@ -17,6 +17,7 @@ import io.loopcsi.operator.SnapshotApiDiscovery;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.desired.PoolNames;
 import io.loopcsi.operator.desired.VolumeSnapshotClassSpec;
+import io.loopcsi.operator.status.ManagedRecord;
 import io.loopcsi.operator.status.OwnershipCheck;
 
 /**
@@ -24,8 +25,9 @@ import io.loopcsi.operator.status.OwnershipCheck;
  * served, in the version served ({@link SnapshotApiDiscovery}). Not a JOSDK dependent for the reason
  * {@link CrdGatedApplier} gives (a kind the server may not serve), and not a CrdGatedApplier since
  * its version is chosen per server. It applies server-side with an owner reference, so Kubernetes
- * deletes it with the pool; a class the pool owns under another name (spec.snapshots.className
- * changed) is deleted. The reconciler checks {@link #foreign} first: a class of that name the pool
+ * deletes it with the pool; a class the pool made under another name (spec.snapshots.className
+ * changed: its UID is in the pool's record, {@link ManagedRecord}) is deleted, never a class that
+ * only carries the pool's marks (a user's copy). The reconciler checks {@link #foreign} first: a class of that name the pool
  * does not own is never applied over (a forced apply would take it over).
  */
 public class VolumeSnapshotClassApplier {
@@ -57,7 +59,8 @@ public class VolumeSnapshotClassApplier {
                     .patch(new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager(PoolNames.MANAGER)
                             .withForce(true).build(), d);
             for (GenericKubernetesResource old : classes.withLabel(PoolNames.POOL, pool.getMetadata().getName()).list().getItems()) {
-                if (!old.getMetadata().getName().equals(d.getMetadata().getName()) && OwnershipCheck.ownedBy(old, pool)) {
+                if (!old.getMetadata().getName().equals(d.getMetadata().getName())
+                        && ManagedRecord.recorded(pool.getStatus() == null ? null : pool.getStatus().getManagedObjects(), old)) {
                     classes.withName(old.getMetadata().getName()).delete();
                 }
             }
