@@ -5,11 +5,12 @@ package io.loopcsi.transfer;
  * the transfer service answers with (docs/architecture.md, "Transfer"): INVALID is
  * INVALID_ARGUMENT (a plan or a chunk that breaks the rules: nothing of it is written), MISMATCH is
  * DATA_LOSS (content that does not hash to what the source said: the volume is not answered as
- * made), STATE is INTERNAL (the destination cannot read or write its own files).
+ * made), DENIED is PERMISSION_DENIED (a caller or a request the authorisation does not cover),
+ * STATE is INTERNAL (the destination cannot read or write its own files).
  */
 public final class TransferException extends RuntimeException {
 
-    public enum Kind { INVALID, MISMATCH, STATE }
+    public enum Kind { INVALID, MISMATCH, DENIED, STATE }
 
     private final Kind kind;
 
@@ -33,6 +34,10 @@ public final class TransferException extends RuntimeException {
 
     static TransferException mismatch(String message) {
         return new TransferException(Kind.MISMATCH, message);
+    }
+
+    static TransferException denied(String message) {
+        return new TransferException(Kind.DENIED, message);
     }
 
     static TransferException state(String message, Throwable cause) {
