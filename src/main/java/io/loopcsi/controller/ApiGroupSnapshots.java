@@ -9,7 +9,6 @@ import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.grpc.Status;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.GroupSnapshotMeta;
@@ -26,26 +25,25 @@ import io.loopcsi.handoff.Phase;
 /**
  * The controller role's group snapshots: a LoopGroupSnapshot ({@code <pool>.<group ID>}) on the
  * one node holding every source volume ({@link GroupPlacement}), answered by that node, waited for
- * with {@link ApiVolumeProvider}'s bounds and error mapping. The members are ordinary snapshots
+ * with {@link NodeAnswers}' bounds and error mapping. The members are ordinary snapshots
  * on that node, known to the controller only through the group's status.
  */
 final class ApiGroupSnapshots {
 
     private static final Logger LOG = Logger.getLogger(ApiGroupSnapshots.class);
 
-    private final ApiVolumeProvider provider;
+    private final PoolInformers informers;
+    private final NodeAnswers answers;
     private final KubernetesClient client;
     private final String pool;
     private final String driver;
-    private final SharedIndexInformer<LoopGroupSnapshot> groups;
 
-    ApiGroupSnapshots(ApiVolumeProvider provider, KubernetesClient client, String pool, String driver,
-            SharedIndexInformer<LoopGroupSnapshot> groups) {
-        this.provider = provider;
+    ApiGroupSnapshots(PoolInformers informers, NodeAnswers answers, KubernetesClient client, String driver) {
+        this.informers = informers;
+        this.answers = answers;
         this.client = client;
-        this.pool = pool;
+        this.pool = informers.pool();
         this.driver = driver;
-        this.groups = groups;
     }
 
     /** A member snapshot and its group. */
@@ -54,7 +52,7 @@ final class ApiGroupSnapshots {
 
     /** The group snapshot a snapshot ID is a member of (from the informer, else, when asked, from the API server). */
     Optional<Member> member(String snapshotId, boolean askServer) {
-        Optional<Member> m = findMember(groups.getStore().list(), snapshotId);
+        Optional<Member> m = findMember(informers.groups(), snapshotId);
         if (m.isEmpty() && askServer) {
             m = findMember(client.resources(LoopGroupSnapshot.class).withLabel(HandoffNames.POOL_LABEL, pool).list().getItems(), snapshotId);
         }
@@ -77,7 +75,7 @@ final class ApiGroupSnapshots {
     /** The members of every group snapshot made, as snapshots of the pool. */
     List<SnapshotMeta> members() {
         List<SnapshotMeta> all = new ArrayList<>();
-        for (LoopGroupSnapshot g : groups.getStore().list()) {
+        for (LoopGroupSnapshot g : informers.groups()) {
             if (g.created()) {
                 g.getStatus().getMembers().forEach(m -> all.add(memberMeta(new Member(g, m))));
             }
@@ -87,11 +85,11 @@ final class ApiGroupSnapshots {
 
     SnapshotMeta memberMeta(Member m) {
         LoopGroupSnapshot g = m.group();
-        LoopVolume src = provider.cachedVolume(m.member().getSourceVolumeId());
+        LoopVolume src = informers.cachedVolume(m.member().getSourceVolumeId());
         return new SnapshotMeta(m.member().getSnapshotId(), g.getSpec().getName() + "/" + m.member().getSourceVolumeId(),
                 m.member().getSourceVolumeId(), m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
                 src == null ? null : src.getSpec().getMode(), src == null ? null : src.getSpec().getFsType(),
-                ApiVolumeProvider.millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()),
+                ObjectTimes.millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()),
                 HandoffNames.idOf(pool, g.getMetadata().getName()));
     }
 
@@ -106,11 +104,11 @@ final class ApiGroupSnapshots {
         List<String> sources = sourceVolumeIds.stream().distinct().sorted().toList();
         String name = HandoffNames.object(pool, id);
         for (int round = 0; round < 3; round++) {
-            LoopGroupSnapshot existing = provider.get(LoopGroupSnapshot.class, name);
+            LoopGroupSnapshot existing = informers.get(LoopGroupSnapshot.class, name);
             if (existing == null) {
                 List<GroupPlacement.Source> placed = new ArrayList<>();
                 for (String s : sources) {
-                    LoopVolume v = Ids.isVolumeId(s) ? provider.get(LoopVolume.class, HandoffNames.object(pool, s)) : null;
+                    LoopVolume v = Ids.isVolumeId(s) ? informers.get(LoopVolume.class, HandoffNames.object(pool, s)) : null;
                     placed.add(new GroupPlacement.Source(s, v == null || !v.created() ? null : v.getSpec().getNode(),
                             v != null && v.getMetadata().getDeletionTimestamp() != null));
                 }
@@ -158,7 +156,7 @@ final class ApiGroupSnapshots {
 
     private LoopGroupSnapshot awaitGroup(LoopGroupSnapshot written) {
         long generation = written.getMetadata().getGeneration() == null ? 1 : written.getMetadata().getGeneration();
-        return provider.await(LoopGroupSnapshot.class, written.getMetadata().getName(), written.getSpec().getNode(),
+        return answers.await(LoopGroupSnapshot.class, written.getMetadata().getName(), written.getSpec().getNode(),
                 g -> g.answered() && g.getMetadata().getGeneration() >= generation, "group snapshot " + written.getMetadata().getName());
     }
 
@@ -174,7 +172,7 @@ final class ApiGroupSnapshots {
         return new GroupSnapshotMeta(HandoffNames.idOf(pool, g.getMetadata().getName()), g.getSpec().getName(),
                 ms.stream().map(LoopGroupSnapshotStatus.Member::getSourceVolumeId).toList(),
                 ms.stream().map(LoopGroupSnapshotStatus.Member::getSnapshotId).toList(),
-                ApiVolumeProvider.millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()));
+                ObjectTimes.millis(g.getStatus().getCreationTime(), g.getMetadata().getCreationTimestamp()));
     }
 
     /** Deletes the group and, on its node, its member snapshots; snapshot_ids that are not the members are INVALID_ARGUMENT. */
@@ -183,7 +181,7 @@ final class ApiGroupSnapshots {
             return; // cannot exist
         }
         String name = HandoffNames.object(pool, groupSnapshotId);
-        LoopGroupSnapshot g = provider.get(LoopGroupSnapshot.class, name);
+        LoopGroupSnapshot g = informers.get(LoopGroupSnapshot.class, name);
         if (g == null) {
             return;
         }
@@ -194,14 +192,14 @@ final class ApiGroupSnapshots {
                         + ": " + members);
             }
         }
-        provider.awaitGone(LoopGroupSnapshot.class, name, "group snapshot " + groupSnapshotId);
+        answers.awaitGone(LoopGroupSnapshot.class, name, "group snapshot " + groupSnapshotId);
     }
 
     Optional<GroupSnapshotMeta> get(String groupSnapshotId) {
         if (!Ids.isGroupSnapshotId(groupSnapshotId)) {
             return Optional.empty();
         }
-        LoopGroupSnapshot g = provider.get(LoopGroupSnapshot.class, HandoffNames.object(pool, groupSnapshotId));
+        LoopGroupSnapshot g = informers.get(LoopGroupSnapshot.class, HandoffNames.object(pool, groupSnapshotId));
         return g != null && g.created() ? Optional.of(groupMeta(g)) : Optional.empty();
     }
 }

@@ -1,0 +1,162 @@
+package io.loopcsi.transfer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.List;
+
+import io.loopcsi.engine.PoolDirectory;
+
+/**
+ * The destination's side: writes the chunks of a plan into the destination's own image and
+ * nowhere else, checks each chunk before writing it and the whole content at the end.
+ *
+ * <p>Refused, with nothing written: a chunk outside the image; a chunk whose segments are not
+ * exactly the plan's data ranges inside it (a peer sending more or other ranges than planned);
+ * a chunk whose data does not hash to the hash sent with it. At {@link #finish}, a content digest
+ * of the written image that differs from the plan's is an error, never a silent volume: the
+ * progress is forgotten (the next attempt starts over) and the caller deletes the image.
+ */
+public final class ImageReceiver implements AutoCloseable {
+
+    /** Progress is synced and recorded at least every this many bytes written. */
+    static final long CHECKPOINT_BYTES = 64L << 20;
+
+    private final Path image;
+    private final TransferState state;
+    private final FileChannel channel;
+    private long unsynced;
+
+    private ImageReceiver(Path image, TransferState state, FileChannel channel) {
+        this.image = image;
+        this.state = state;
+        this.channel = channel;
+    }
+
+    /**
+     * Opens the destination image for the plan: goes on with a saved state of the same plan when
+     * the image is still there at the plan's size, else creates the image anew (sparse, 0600).
+     * The plan's size must be the size the destination volume was asked for.
+     */
+    public static ImageReceiver open(Path dataDir, Path image, TransferPlan plan, long expectedSize) {
+        if (plan.size() != expectedSize) {
+            throw TransferException.invalid("transfer " + plan.transferId() + ": the source's image is " + plan.size()
+                    + " bytes, the destination volume is " + expectedSize + "; the sizes must match");
+        }
+        TransferState state = TransferState.openOrStart(dataDir, plan);
+        try {
+            boolean goOn = state.resumed() && Files.isRegularFile(image) && Files.size(image) == plan.size();
+            if (!goOn) {
+                state = TransferState.fresh(dataDir, plan); // the image is made anew: nothing of it is done
+                PoolDirectory.createSparse(image, plan.size());
+            }
+            return new ImageReceiver(image, state, FileChannel.open(image, StandardOpenOption.WRITE, StandardOpenOption.READ));
+        } catch (IOException e) {
+            throw TransferException.state("cannot open the destination image " + image + ": " + e.getMessage(), e);
+        }
+    }
+
+    public TransferPlan plan() {
+        return state.plan();
+    }
+
+    public TransferState state() {
+        return state;
+    }
+
+    /** The chunk to ask the source for next. */
+    public long nextChunk() {
+        return state.nextChunk();
+    }
+
+    /** Checks and writes one chunk; a chunk already written is checked and skipped. */
+    public void accept(Chunk chunk) {
+        TransferPlan plan = state.plan();
+        Range c = plan.chunk(chunk.index());
+        List<Range> expected = plan.ranges().within(c.offset(), c.end());
+        List<Range> got = chunk.segments().stream().map(s -> new Range(s.offset(), s.data().length)).toList();
+        if (!expected.equals(got)) {
+            throw TransferException.invalid("chunk " + chunk.index() + " of transfer " + plan.transferId() + " carries ranges " + got
+                    + ", the plan has " + expected + " there; nothing written");
+        }
+        byte[] hash = ContentDigest.chunkHash(c.offset(), c.length(), chunk.segments());
+        if (chunk.hash() == null || !Arrays.equals(hash, chunk.hash())) {
+            throw TransferException.mismatch("chunk " + chunk.index() + " of transfer " + plan.transferId()
+                    + " does not hash to the hash sent with it (corrupted on the way?); nothing written");
+        }
+        if (state.isDone(chunk.index())) {
+            return;
+        }
+        try {
+            for (Segment s : chunk.segments()) {
+                ByteBuffer buf = ByteBuffer.wrap(s.data());
+                long at = s.offset();
+                while (buf.hasRemaining()) {
+                    at += channel.write(buf, at);
+                }
+            }
+        } catch (IOException e) {
+            throw TransferException.state("cannot write " + image + " at chunk " + chunk.index() + ": " + e.getMessage(), e);
+        }
+        state.markDone(chunk.index());
+        unsynced += chunk.dataBytes();
+        if (unsynced >= CHECKPOINT_BYTES) {
+            checkpoint();
+        }
+    }
+
+    /** Syncs the image's data, then records the chunks done: what a cut transfer resumes from. */
+    public void checkpoint() {
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            throw TransferException.state("cannot sync " + image + ": " + e.getMessage(), e);
+        }
+        state.save();
+        unsynced = 0;
+    }
+
+    /**
+     * Ends the transfer: every chunk written, the image synced, and the digest of the image as
+     * written (read back from its own data ranges) equal to the plan's. Returns the digest.
+     */
+    public String finish(RangeList ownRanges) {
+        TransferPlan plan = state.plan();
+        if (!state.complete()) {
+            throw TransferException.invalid("transfer " + plan.transferId() + " is not complete: chunk " + state.nextChunk() + " of "
+                    + plan.chunks() + " is missing");
+        }
+        checkpoint();
+        String digest = ImageSource.digest(image, ownRanges, plan.chunkSize());
+        state.delete();
+        if (!digest.equals(plan.digest())) {
+            throw TransferException.mismatch("transfer " + plan.transferId() + ": the written image's content digest " + digest
+                    + " differs from the source's " + plan.digest() + "; the volume is not made");
+        }
+        return digest;
+    }
+
+    /** Gives the transfer up: the image and the progress are deleted. */
+    public void abandon() {
+        close();
+        try {
+            Files.deleteIfExists(image);
+        } catch (IOException e) {
+            throw TransferException.state("cannot delete " + image + ": " + e.getMessage(), e);
+        }
+        state.delete();
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // the data that matters was synced at the last checkpoint
+        }
+    }
+}
