@@ -434,8 +434,82 @@ class ProductOnNodeE2E {
         assertEquals("written by app", exec("reader", "cat", "/data/hello.txt").strip(), "the restored volume holds the snapshot's data");
     }
 
+    /**
+     * The node container at its default memory limit (operator/desired/ContainerResources: 256Mi; the
+     * launcher sizes the JVM from it) keeps 1000 volumes and serves a churn of 200 more created and
+     * deleted, as the controller asks (LoopVolume objects, as controller/ApiVolumeProvider writes them),
+     * without an OOM kill or a restart. LOOPCSI_E2E_KEPT_VOLUMES changes the 1000.
+     */
     @Test
     @Order(17)
+    void step6b_theNodeContainerAtItsDefaultLimitKeepsAThousandVolumesAndServesChurnWithoutARestart() {
+        assumeTrue(operatorRunning, "the operator does not run");
+        int kept = Integer.parseInt(System.getenv().getOrDefault("LOOPCSI_E2E_KEPT_VOLUMES", "1000"));
+        Pod plugin = podWith("app.kubernetes.io/component", "node");
+        var spec = plugin.getSpec().getContainers().stream().filter(c -> c.getName().equals("loopcsi")).findFirst().orElseThrow();
+        assertEquals("256Mi", spec.getResources().getLimits().get("memory").toString(), "the node container's default limit");
+        ContainerStatus before = container(plugin, "loopcsi").orElseThrow();
+        long t0 = System.nanoTime();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < kept; i++) {
+            names.add(createLoopVolume("limit-kept-" + i));
+        }
+        for (String name : names) {
+            io.loopcsi.operator.kube.StoragePoolOperatorKubeTest.await("LoopVolume " + name + " created by the node", Duration.ofSeconds(600), () -> {
+                LoopVolume v = kube.resources(LoopVolume.class).withName(name).get();
+                return v != null && v.created();
+            });
+        }
+        timing(kept + " volumes made by the node plugin at its default limit", t0);
+        long t1 = System.nanoTime();
+        for (int i = 0; i < 200; i++) {
+            String name = createLoopVolume("limit-churn-" + i);
+            await("churn volume created", () -> {
+                LoopVolume v = kube.resources(LoopVolume.class).withName(name).get();
+                return v != null && v.created();
+            });
+            kube.resources(LoopVolume.class).withName(name).delete();
+            await("churn volume deleted", () -> kube.resources(LoopVolume.class).withName(name).get() == null);
+        }
+        timing("200 create+delete pairs with " + kept + " volumes kept", t1);
+        ContainerStatus after = container(podWith("app.kubernetes.io/component", "node"), "loopcsi").orElseThrow();
+        assertEquals(before.getRestartCount(), after.getRestartCount(), "no restart of the node container: " + after.getLastState());
+        assertTrue(after.getLastState() == null || after.getLastState().getTerminated() == null
+                || !"OOMKilled".equals(after.getLastState().getTerminated().getReason()) || before.getRestartCount() > 0,
+                "never OOM-killed: " + after.getLastState());
+        assertEquals(before.getContainerID(), after.getContainerID(), "the same container throughout");
+        for (String name : names) {
+            kube.resources(LoopVolume.class).withName(name).delete();
+        }
+        for (String name : names) {
+            io.loopcsi.operator.kube.StoragePoolOperatorKubeTest.await("LoopVolume " + name + " deleted by the node", Duration.ofSeconds(600),
+                    () -> kube.resources(LoopVolume.class).withName(name).get() == null);
+        }
+        assertEquals(before.getRestartCount(), container(podWith("app.kubernetes.io/component", "node"), "loopcsi").orElseThrow()
+                .getRestartCount(), "no restart while they were deleted");
+    }
+
+    /** A 1 MiB block volume on the node, asked for as the controller asks (controller/ApiVolumeProvider#createVolume). */
+    static String createLoopVolume(String requestName) {
+        String name = HandoffNames.object(POOL, io.loopcsi.engine.Ids.volumeIdFor(requestName));
+        io.loopcsi.handoff.LoopVolumeSpec s = new io.loopcsi.handoff.LoopVolumeSpec();
+        s.setPool(POOL);
+        s.setDriver(DRIVER);
+        s.setNode(NODE);
+        s.setName(requestName);
+        s.setRequiredBytes(1L << 20);
+        s.setLimitBytes(0L);
+        s.setMode(io.loopcsi.engine.VolumeMode.BLOCK);
+        s.setFsType("");
+        s.setAttempt(0L);
+        LoopVolume lv = new LoopVolume(name, s);
+        lv.getMetadata().setLabels(HandoffNames.labels(POOL, NODE));
+        kube.resource(lv).create();
+        return name;
+    }
+
+    @Test
+    @Order(18)
     void step7_deletedClaimsLeaveNoBackingFilesAndThePoolGoesLast() throws InterruptedException {
         assumeTrue(!VOLUMES.isEmpty());
         printMemory(); // while every volume is in use
@@ -474,7 +548,7 @@ class ProductOnNodeE2E {
     }
 
     @Test
-    @Order(18)
+    @Order(19)
     void step8_noLoopcsiContainerLogsAnErrorOrStackTrace() {
         assumeTrue(operatorRunning);
         Pod operator = onePod("app.kubernetes.io/component", "operator");

@@ -10,7 +10,6 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 
 /** What the admin asks for. Validation the API server can do is expressed here as schema annotations. */
@@ -64,8 +63,10 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Container images of the driver and its sidecars.")
     private Images images = new Images();
 
-    @JsonPropertyDescription("Resources of the loopcsi containers (controller and node).")
-    private ResourceRequirements resources;
+    @JsonPropertyDescription("Requests and limits per role (controller, node, sidecars), each over that role's default; every"
+            + " container has a memory limit. A limit below a request, or a memory limit below what the role needs, is refused"
+            + " (Ready=False, InvalidResources) and the running components are left as they are.")
+    private PoolResources resources = new PoolResources();
 
     @JsonPropertyDescription("Monitoring extras: the Grafana dashboard ConfigMap.")
     private Monitoring monitoring = new Monitoring();
@@ -160,11 +161,11 @@ public class StoragePoolSpec {
         this.images = images;
     }
 
-    public ResourceRequirements getResources() {
+    public PoolResources getResources() {
         return resources;
     }
 
-    public void setResources(ResourceRequirements resources) {
+    public void setResources(PoolResources resources) {
         this.resources = resources;
     }
 

@@ -70,7 +70,8 @@ public final class ControllerDeployment {
                 .withLivenessProbe(Sidecars.probe("/q/health/live"))
                 .withReadinessProbe(Sidecars.probe("/q/health/ready"))
                 .withVolumeMounts(Sidecars.socketMount(), Sidecars.tmpMount())
-                .withResources(Sidecars.driverResources(pool))
+                .withEnv(Sidecars.memoryLimitEnv("loopcsi"))
+                .withResources(ContainerResources.controller(pool))
                 .withSecurityContext(sc)
                 .build());
         List<String> provisioner = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET));
@@ -89,17 +90,17 @@ public final class ControllerDeployment {
         provisioner.addAll(List.of("--enable-capacity", "--capacity-ownerref-level=2", "--capacity-poll-interval=15s", "--extra-create-metadata",
                 "--strict-topology",
                 "--default-fstype=" + defaultFsType(pool), "--timeout=120s"));
-        containers.add(sidecar("csi-provisioner", sidecars.provisioner(), pull, sc, provisioner.toArray(String[]::new)));
+        containers.add(sidecar(pool, "csi-provisioner", sidecars.provisioner(), pull, sc, provisioner.toArray(String[]::new)));
         List<String> resizer = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--handle-volume-inuse-error=false"));
         if (vacGate) {
             resizer.add("--feature-gates=VolumeAttributesClass=true");
         }
-        containers.add(sidecar("csi-resizer", sidecars.resizer(), pull, sc, resizer.toArray(String[]::new)));
+        containers.add(sidecar(pool, "csi-resizer", sidecars.resizer(), pull, sc, resizer.toArray(String[]::new)));
         List<String> snapshotter = new ArrayList<>(List.of("--csi-address=" + Sidecars.SOCKET, "--timeout=120s", "--extra-create-metadata"));
         if (groups) {
             snapshotter.add("--feature-gates=CSIVolumeGroupSnapshot=true");
         }
-        containers.add(sidecar("csi-snapshotter", sidecars.snapshotter(), pull, sc, snapshotter.toArray(String[]::new)));
+        containers.add(sidecar(pool, "csi-snapshotter", sidecars.snapshotter(), pull, sc, snapshotter.toArray(String[]::new)));
 
         return new DeploymentBuilder()
                 .withNewMetadata().withName(PoolNames.controller(pool)).withNamespace(namespace)
@@ -135,7 +136,7 @@ public final class ControllerDeployment {
      * external-provisioner cmd/csi-provisioner/csi-provisioner.go at v2.1.2), v3 and later read
      * NAMESPACE (same file); so every sidecar gets both, whatever its version.
      */
-    private static Container sidecar(String name, String image, String pull, io.fabric8.kubernetes.api.model.SecurityContext sc, String... args) {
+    private static Container sidecar(StoragePool pool, String name, String image, String pull, io.fabric8.kubernetes.api.model.SecurityContext sc, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(Sidecars.leaderElection());
         return new ContainerBuilder().withName(name).withImage(image).withImagePullPolicy(pull)
@@ -143,7 +144,7 @@ public final class ControllerDeployment {
                 .withEnv(Sidecars.fieldEnv("NAMESPACE", "metadata.namespace"), Sidecars.fieldEnv("POD_NAMESPACE", "metadata.namespace"),
                         Sidecars.fieldEnv("POD_NAME", "metadata.name"))
                 .withVolumeMounts(Sidecars.socketMount())
-                .withResources(Sidecars.sidecarResources())
+                .withResources(ContainerResources.sidecar(pool, name))
                 .withSecurityContext(sc)
                 .build();
     }

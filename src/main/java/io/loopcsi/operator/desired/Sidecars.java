@@ -1,13 +1,9 @@
 package io.loopcsi.operator.desired;
 
 import java.util.List;
-import java.util.Map;
 
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
-import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -48,14 +44,13 @@ final class Sidecars {
         return new VolumeMountBuilder().withName(SOCKET_VOLUME).withMountPath(SOCKET_DIR).build();
     }
 
-    /** Sidecars are small: requests only, so that they are scheduled sensibly and never throttled. */
-    static ResourceRequirements sidecarResources() {
-        return new ResourceRequirementsBuilder().withRequests(Map.of("cpu", new Quantity("10m"), "memory", new Quantity("32Mi"))).build();
-    }
-
-    static ResourceRequirements driverResources(StoragePool pool) {
-        ResourceRequirements r = pool.getSpec().getResources();
-        return r != null ? r : new ResourceRequirementsBuilder().withRequests(Map.of("cpu", new Quantity("20m"), "memory", new Quantity("128Mi"))).build();
+    /**
+     * The loopcsi container's memory limit, in bytes, for the launcher (./loopcsi sizes the JVM's heap
+     * from it, and reads the cgroup's where this is unset): the downward API's view of its own limit.
+     */
+    static EnvVar memoryLimitEnv(String container) {
+        return new EnvVarBuilder().withName("LOOPCSI_MEMORY_LIMIT").withNewValueFrom().withNewResourceFieldRef().withContainerName(container)
+                .withResource("limits.memory").endResourceFieldRef().endValueFrom().build();
     }
 
     /** Unprivileged container: nothing to escalate, no capabilities, read-only root. */

@@ -127,7 +127,7 @@ class ControllerDeploymentTest {
         var p = Pools.minimal("p1");
         p.getSpec().getImages().setLoopcsi("example.org/loopcsi:dev");
         p.getSpec().getImages().setResizer("example.org/resizer:1");
-        p.getSpec().setResources(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
+        p.getSpec().getResources().setController(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
                 .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).build());
         var pod = ControllerDeployment.desired(p, "ns").getSpec().getTemplate().getSpec();
         assertEquals("example.org/loopcsi:dev", pod.getContainers().get(0).getImage());

@@ -515,6 +515,76 @@ public class StoragePoolOperatorKubeTest {
         assertNotNull(admin.genericKubernetesResources(v1, "VolumeSnapshotClass").withName("their-snaps").get(), "theirs is left alone");
     }
 
+    @Test
+    @Order(9)
+    void aLimitTheRoleCannotRunInIsRefusedAndTheRunningWorkloadsStay() {
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: sized}
+                spec:
+                  capacityPerNode: 1Gi
+                  backingDir: /srv/loopcsi-sized
+                  resources:
+                    node: {limits: {memory: 384Mi}}
+                """);
+        DaemonSet before = await("node DaemonSet with the pool's limit", () -> {
+            DaemonSet d = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-sized-node").get();
+            return d != null && "384Mi".equals(d.getSpec().getTemplate().getSpec().getContainers().get(0).getResources().getLimits()
+                    .get("memory").toString()) ? d : null;
+        });
+        Deployment controllerBefore = await("controller Deployment", () -> admin.apps().deployments().inNamespace(NS)
+                .withName("loopcsi-sized-controller").get());
+        var defaults = controllerBefore.getSpec().getTemplate().getSpec().getContainers();
+        assertEquals("256Mi", defaults.get(0).getResources().getLimits().get("memory").toString(), "the controller's default limit");
+        assertTrue(defaults.stream().allMatch(c -> c.getResources().getLimits().get("memory") != null), "every container has a limit");
+        await("pool Ready=True or at least reconciled", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("sized").get();
+            return x.getStatus() != null && Long.valueOf(1).equals(x.getStatus().getObservedGeneration());
+        });
+
+        // a node limit below what the role runs in, and a sidecar limit below its request
+        Kubectl.ok("patch", "storagepool", "sized", "--type", "merge", "-p", """
+                {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
+                          "resources": {"node": {"limits": {"memory": "100Mi"}},
+                                        "sidecars": {"requests": {"memory": "64Mi"}, "limits": {"memory": "48Mi"}}}}}
+                """);
+        StoragePool refused = await("InvalidResources reported", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("sized").get();
+            return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
+                    .map(c -> "InvalidResources".equals(c.getReason())).orElse(false) ? x : null;
+        });
+        Condition ready = Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow();
+        assertEquals("False", ready.getStatus());
+        assertTrue(ready.getMessage().contains("spec.resources.node.limits.memory (100Mi) is below 160Mi"), ready.getMessage());
+        assertTrue(ready.getMessage().contains("spec.resources.sidecars.limits.memory (48Mi) is below spec.resources.sidecars.requests.memory"
+                + " (64Mi)"), ready.getMessage());
+        assertTrue(Conditions.isTrue(refused.getStatus().getConditions(), Conditions.DEGRADED));
+        await("a warning Event names it", () -> admin.v1().events().inNamespace("default").list().getItems().stream()
+                .anyMatch(e -> "sized".equals(e.getInvolvedObject().getName()) && "InvalidResources".equals(e.getReason())));
+        // the workloads are as they were: neither the bad limits nor the image change of the same patch
+        DaemonSet after = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-sized-node").get();
+        assertEquals(before.getMetadata().getGeneration(), after.getMetadata().getGeneration(), "the DaemonSet was not updated");
+        assertEquals(before.getSpec().getTemplate(), after.getSpec().getTemplate());
+        Deployment controllerAfter = admin.apps().deployments().inNamespace(NS).withName("loopcsi-sized-controller").get();
+        assertEquals(controllerBefore.getMetadata().getGeneration(), controllerAfter.getMetadata().getGeneration(),
+                "the Deployment was not updated");
+
+        // mended: the spec rolls out
+        Kubectl.ok("patch", "storagepool", "sized", "--type", "merge", "-p", """
+                {"spec": {"resources": {"node": {"limits": {"memory": "512Mi"}}, "sidecars": {"limits": {"memory": "128Mi"}}}}}
+                """);
+        await("DaemonSet rolled with the mended limit and the image", () -> {
+            var c = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-sized-node").get().getSpec().getTemplate().getSpec()
+                    .getContainers().get(0);
+            return "512Mi".equals(c.getResources().getLimits().get("memory").toString()) && "example.org/loopcsi:next".equals(c.getImage());
+        });
+        await("Degraded cleared", () -> !Conditions.isTrue(admin.resources(StoragePool.class).withName("sized").get().getStatus()
+                .getConditions(), Conditions.DEGRADED));
+        Kubectl.ok("delete", "storagepool", "sized");
+        await("pool gone", () -> admin.resources(StoragePool.class).withName("sized").get() == null);
+    }
+
     static void assertOwned(List<OwnerReference> refs, String uid) {
         assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
     }

@@ -55,7 +55,7 @@ final class OlmBundle {
     static final String INTERNAL_OBJECTS = "operators.operatorframework.io/internal-objects";
     /** x-descriptors (how a console shows a field) by field name; otherwise by schema type. */
     static final Map<String, String> X_DESCRIPTORS = Map.of(
-            "resources", "urn:alm:descriptor:com.tectonic.ui:resourceRequirements",
+            "resources", "urn:alm:descriptor:com.tectonic.ui:advanced",
             "images", "urn:alm:descriptor:com.tectonic.ui:advanced",
             "tolerations", "urn:alm:descriptor:com.tectonic.ui:advanced",
             "conditions", "urn:alm:descriptor:io.kubernetes.conditions");
