@@ -59,6 +59,8 @@ public final class Bench {
     final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io,idle").split(","));
     /** How long the idle driver is watched (BENCH_IDLE_SECONDS). */
     final int idleSeconds = Integer.parseInt(env("BENCH_IDLE_SECONDS", "60"));
+    /** How long a started driver is left to finish starting (its pool summary, JIT) before it is watched. */
+    final int idleSettleSeconds = Integer.parseInt(env("BENCH_IDLE_SETTLE", "15"));
 
     /** Rows of the table, in order: benchmark, metric, value, unit. */
     final List<Map<String, Object>> rows = new ArrayList<>();
@@ -437,7 +439,7 @@ public final class Bench {
 
     private void idleRow(Path dir, String pool) throws Exception {
         try (Driver d = Driver.start(launcher, dir, null, "", "driver-idle.log")) {
-            Thread.sleep(5_000);
+            Thread.sleep(idleSettleSeconds * 1000L);
             long[] before = d.cpuTicks();
             long t0 = System.nanoTime();
             Thread.sleep(idleSeconds * 1000L);
