@@ -2,6 +2,7 @@ package io.loopcsi.cli;
 
 import java.util.concurrent.TimeUnit;
 
+import io.loopcsi.csi.Endpoint;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.epoll.Epoll;

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
+import io.loopcsi.csi.Endpoint;
 import io.loopcsi.engine.Sizes;
 
 /**

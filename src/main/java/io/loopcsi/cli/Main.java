@@ -1,19 +1,16 @@
 package io.loopcsi.cli;
 
-import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
-import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import io.loopcsi.csi.CsiServer;
+import io.loopcsi.csi.Endpoint;
+import io.loopcsi.csi.PrivateSocket;
+import io.loopcsi.csi.ServingStarted;
 import io.loopcsi.engine.HostRequirements;
 import io.loopcsi.engine.PoolLock;
 import io.quarkus.runtime.Quarkus;
@@ -144,7 +141,7 @@ public class Main {
         PrivateSocket socket = null;
         if (ep.isUnix()) {
             try {
-                prepareSocket(ep.socket());
+                PrivateSocket.prepare(ep.socket());
                 socket = PrivateSocket.create(ep.socket());
             } catch (IllegalStateException e) {
                 fail(e.getMessage());
@@ -153,7 +150,7 @@ public class Main {
         }
         props.forEach(System::setProperty);
         if (socket != null) {
-            Serving.publishOnStart(socket);
+            PrivateSocket.publishOnStart(socket);
         }
         try {
             Quarkus.run(Serving.class, Main::exit, args);
@@ -272,20 +269,9 @@ public class Main {
      */
     public static class Serving implements QuarkusApplication {
 
-        private static final List<PrivateSocket> SOCKETS = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-        /**
-         * A socket whose server binds at its bindPath() during start-up, to publish once Quarkus
-         * has started, in the order given (the CSI socket before kubelet's registration socket, so
-         * that kubelet never finds a plugin whose CSI endpoint is not there yet).
-         */
-        public static void publishOnStart(PrivateSocket socket) {
-            SOCKETS.add(socket);
-        }
-
         @Override
         public int run(String... args) {
-            for (PrivateSocket socket : SOCKETS) {
+            for (PrivateSocket socket : PrivateSocket.toPublish()) {
                 try {
                     socket.publish();
                     org.jboss.logging.Logger.getLogger(Main.class).infof("socket %s published (mode 0600)", socket.socket());
@@ -297,7 +283,7 @@ public class Main {
             io.quarkus.arc.Arc.container().beanManager().getEvent().select(ServingStarted.class).fire(new ServingStarted());
             Quarkus.waitForExit();
             // stopping: new clients find no socket (in-flight calls keep their connections)
-            SOCKETS.forEach(PrivateSocket::unpublish);
+            PrivateSocket.toPublish().forEach(PrivateSocket::unpublish);
             return 0;
         }
     }
@@ -340,33 +326,6 @@ public class Main {
             p.put("quarkus.http.port", Integer.toString(ep.port()));
         }
         return p;
-    }
-
-    /**
-     * Makes the socket's directory and removes a stale socket file left by a process that died.
-     * A socket that still accepts connections belongs to a running driver, and a path that is not
-     * a socket is someone's file: both are refused (IllegalStateException saying why).
-     */
-    public static void prepareSocket(Path socket) {
-        try {
-            Files.createDirectories(socket.getParent());
-            if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
-                return;
-            }
-            BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!attrs.isOther()) {
-                throw new IllegalStateException(socket + " exists and is not a socket; refusing to replace it");
-            }
-            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
-                ch.connect(UnixDomainSocketAddress.of(socket));
-            } catch (IOException stale) {
-                Files.delete(socket);
-                return;
-            }
-            throw new IllegalStateException("another process is serving on " + socket + "; stop it or choose another --endpoint");
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot prepare socket " + socket + ": " + e.getMessage(), e);
-        }
     }
 
     /** A usage error: one line, exit 64 (BSD sysexits' EX_USAGE, as csc). */

@@ -27,7 +27,7 @@ public class TrainingMark {
     /** Whether this process marked its start: its JVM then writes the archive at exit. */
     private volatile boolean marked;
 
-    void onServing(@Observes ServingStarted ev) {
+    void onServing(@Observes io.loopcsi.csi.ServingStarted ev) {
         String mark = System.getenv(ENV);
         if (mark == null || mark.isBlank()) {
             return;

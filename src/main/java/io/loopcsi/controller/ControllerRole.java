@@ -1,6 +1,5 @@
 package io.loopcsi.controller;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
@@ -9,7 +8,6 @@ import org.jboss.logging.Logger;
 import io.loopcsi.csi.DriverConfig;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
-import io.quarkus.runtime.StartupEvent;
 
 /** Starts the controller role's informers at start (not at the first call) and says what it serves. */
 @Singleton
@@ -17,10 +15,18 @@ public class ControllerRole {
 
     private static final Logger LOG = Logger.getLogger(ControllerRole.class);
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, ControllerRoleConfig controller, Instance<ApiVolumeProvider> provider) {
-        if (!"controller".equals(config.role())) {
-            return;
-        }
+    private final DriverConfig config;
+    private final ControllerRoleConfig controller;
+    private final Instance<ApiVolumeProvider> provider;
+
+    ControllerRole(DriverConfig config, ControllerRoleConfig controller, Instance<ApiVolumeProvider> provider) {
+        this.config = config;
+        this.controller = controller;
+        this.provider = provider;
+    }
+
+    /** Lists and watches the pool's objects: roles.RoleWiring, in the controller role, before the socket is published. */
+    public void start() {
         ApiVolumeProvider p = provider.get();
         PoolCapacity c = p.capacity();
         LOG.infof("loopcsi controller %s serving CSI on %s for pool %s: %d volumes, %d snapshots, %s available on the nodes that report",

@@ -9,7 +9,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
@@ -19,15 +18,12 @@ import org.jboss.logging.Logger;
 import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
-import io.loopcsi.cli.Endpoint;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
 import io.quarkus.grpc.GrpcService;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * Serves the CSI services on the driver's endpoint ({@code loopcsi.endpoint}: a unix socket or
@@ -56,9 +52,9 @@ public class CsiServer {
     private final DriverConfig config;
     private final Duration shutdownTimeout;
     private final Instance<BindableService> services;
-    /** Counts and times every CSI call (its own field, not a constructor argument, to keep this class' hunks apart). */
+    /** What wraps every call (the call metrics where metrics are served): chosen by roles/, which this package does not name. */
     @jakarta.inject.Inject
-    io.loopcsi.metrics.CsiCallMetrics metrics;
+    CallInterceptors interceptors;
     private Server server;
     private ThreadPoolExecutor workers;
     private EventLoopGroup loops;
@@ -70,9 +66,10 @@ public class CsiServer {
         this.services = services;
     }
 
-    void onStart(@Observes StartupEvent ev) throws IOException {
-        if (config.role().equals("operator") || config.endpoint().isEmpty()) {
-            return; // no CSI in this process
+    /** Binds and serves the CSI services; called by roles.RoleWiring in the roles that serve CSI on an endpoint. */
+    public void start() throws IOException {
+        if (config.endpoint().isEmpty()) {
+            return; // no endpoint (a test of the services alone): nothing to serve on
         }
         Endpoint ep = Endpoint.parse(config.endpoint().get());
         NettyServerBuilder b;
@@ -102,14 +99,15 @@ public class CsiServer {
         List<String> names = new java.util.ArrayList<>();
         for (BindableService s : services) {
             var def = s.bindService();
-            b.addService(io.grpc.ServerInterceptors.intercept(def, metrics));
+            b.addService(io.grpc.ServerInterceptors.intercept(def, interceptors.list()));
             names.add(def.getServiceDescriptor().getName());
         }
         server = b.build().start();
         LOG.debugf("CSI services %s on %s (%s)", names, ep, server.getListenSockets());
     }
 
-    void onStop(@Observes ShutdownEvent ev) throws InterruptedException {
+    /** Refuses new calls and gives those in flight quarkus.shutdown.timeout; unmounts and detaches nothing. */
+    public void stop() throws InterruptedException {
         if (server == null) {
             return;
         }

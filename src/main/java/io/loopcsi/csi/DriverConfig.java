@@ -24,7 +24,7 @@ public interface DriverConfig {
 
     /**
      * Where CsiServer binds a unix endpoint instead of its own path: the launcher's
-     * cli.PrivateSocket, which publishes the socket under the endpoint's name once it is 0600
+     * csi.PrivateSocket, which publishes the socket under the endpoint's name once it is 0600
      * (issue 15). Unset: the endpoint's own path.
      */
     Optional<String> csiBindPath();

@@ -32,8 +32,8 @@ public class EngineBeans {
 
     @Produces
     @Singleton
-    CommandRunner runner(DriverConfig config, io.loopcsi.metrics.CommandMetrics metrics) {
-        return new CommandRunner(config.commandTimeout(), metrics);
+    CommandRunner runner(DriverConfig config, CommandRunner.Observer observer) {
+        return new CommandRunner(config.commandTimeout(), observer); // the observer: roles/ (command metrics, or none)
     }
 
     @Produces

@@ -1,19 +1,14 @@
 package io.loopcsi.csi;
 
-import jakarta.annotation.Priority;
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
-import jakarta.interceptor.Interceptor;
 
 import org.jboss.logging.Logger;
 
-import io.loopcsi.cli.ServingStarted;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeProvider;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * Recovers the pool before anything is served, and says once serving has begun which endpoint and
@@ -23,23 +18,30 @@ import io.quarkus.runtime.StartupEvent;
  * and uncommitted images of interrupted operations, which a call served meanwhile could be making.
  * The summary reads every volume's metadata and measures the pool's capacity (one {@code stat} over
  * every image): with a large pool that is seconds, and no call needs it, so it runs after the sockets
- * are published (on {@link ServingStarted}, which the launcher fires) instead of before the first Probe.
+ * are published (on {@link ServingStarted}, which the launcher fires and roles.RoleWiring passes on) instead of before the first Probe.
  */
 @Singleton
 public class StartupLog {
 
     private static final Logger LOG = Logger.getLogger(StartupLog.class);
 
-    void onStart(@Observes @Priority(Interceptor.Priority.APPLICATION + 900) StartupEvent ev, DriverConfig config, Instance<VolumeProvider> providers) {
-        if (hasPool(config)) {
-            providers.get().nodeId(); // makes the engine, which recovers the pool directory
-        }
+    private final DriverConfig config;
+    private final Instance<VolumeProvider> providers;
+    private final Instance<PoolDirectory> pools;
+
+    StartupLog(DriverConfig config, Instance<VolumeProvider> providers, Instance<PoolDirectory> pools) {
+        this.config = config;
+        this.providers = providers;
+        this.pools = pools;
     }
 
-    void onServing(@Observes ServingStarted ev, DriverConfig config, Instance<VolumeProvider> providers, Instance<PoolDirectory> pools) {
-        if (!hasPool(config)) {
-            return; // those roles say what they do themselves
-        }
+    /** Makes the engine, which recovers the pool directory: before the socket is published (roles.RoleWiring at start). */
+    public void recover() {
+        providers.get().nodeId();
+    }
+
+    /** Logs what this process serves and what the pool holds: once serving has begun (roles.RoleWiring on ServingStarted). */
+    public void summarise() {
         try {
             VolumeProvider provider = providers.get();
             PoolDirectory pool = pools.get();
@@ -52,10 +54,5 @@ public class StartupLog {
             // a report only: the calls that need the pool answer with their own errors
             LOG.warnf("cannot summarise the pool: %s", e.getMessage());
         }
-    }
-
-    /** The roles with a pool on this machine (the others never make one: looked up lazily). */
-    private static boolean hasPool(DriverConfig config) {
-        return !config.role().equals("operator") && !config.role().equals("controller");
     }
 }

@@ -4,15 +4,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
 import io.loopcsi.engine.ThickAllocation;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * The node's periodic volume check of thick allocations: at start and every
@@ -27,11 +24,16 @@ public class ThickAllocationCheck {
 
     private ScheduledExecutorService timer;
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, Instance<ThickAllocation> thick) {
-        String role = config.role();
-        if (!(role.equals("standalone") || role.equals("node")) || config.endpoint().isEmpty()) {
-            return; // no pool directory in this process
-        }
+    private final DriverConfig config;
+    private final Instance<ThickAllocation> thick;
+
+    ThickAllocationCheck(DriverConfig config, Instance<ThickAllocation> thick) {
+        this.config = config;
+        this.thick = thick;
+    }
+
+    /** Starts the schedule: roles.RoleWiring, in the roles that hold a pool directory. */
+    public void start() {
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "thick-allocation-check");
             t.setDaemon(true);
@@ -50,7 +52,7 @@ public class ThickAllocationCheck {
         }
     }
 
-    void onStop(@Observes ShutdownEvent ev) {
+    public void stop() {
         if (timer != null) {
             timer.shutdownNow();
         }

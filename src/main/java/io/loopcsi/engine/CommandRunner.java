@@ -38,7 +38,8 @@ public class CommandRunner {
         void failed(String program, Failure why);
     }
 
-    private static final Observer NONE = new Observer() {
+    /** Observes nothing: where no metrics are served. */
+    public static final Observer NONE = new Observer() {
         @Override
         public void ran(String program, long nanos) {
         }

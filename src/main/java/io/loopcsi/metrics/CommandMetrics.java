@@ -20,6 +20,7 @@ import io.micrometer.core.instrument.Timer;
  * blank device). The command label is the program's name (mkfs.xfs, losetup...), never its arguments.
  */
 @Singleton
+@jakarta.enterprise.inject.Typed(CommandMetrics.class) // not an Observer bean: roles/ hands the engine this one or none
 public class CommandMetrics implements CommandRunner.Observer {
 
     static final Duration[] BUCKETS = { Duration.ofMillis(10), Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(500),

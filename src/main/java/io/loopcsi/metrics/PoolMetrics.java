@@ -4,7 +4,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
@@ -22,7 +21,6 @@ import io.loopcsi.engine.VolumeProvider;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * The pool on this node as gauges, labelled {@code driver} and {@code node}: capacity, allocated,
@@ -64,11 +62,8 @@ public class PoolMetrics {
         this.loops = loops;
     }
 
-    void onStart(@Observes StartupEvent ev) {
-        String role = config.role();
-        if (!(role.equals("standalone") || role.equals("node")) || config.endpoint().isEmpty()) {
-            return; // no pool directory in this process
-        }
+    /** Registers the gauges: roles.RoleWiring, in the roles that hold a pool directory and serve metrics. */
+    public void register() {
         Tags tags = Tags.of("driver", config.driverName(), "node", EngineBeans.nodeId(config));
         bytes("loopcsi.pool.capacity", "The pool's configured capacity on this node", tags, s -> s.capacity().totalBytes());
         bytes("loopcsi.pool.allocated", "Bytes provisioned: volume capacities, snapshot sizes, creates in flight", tags,

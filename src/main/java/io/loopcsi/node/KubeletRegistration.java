@@ -9,8 +9,7 @@ import org.jboss.logging.Logger;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.loopcsi.cli.Main;
-import io.loopcsi.cli.PrivateSocket;
+import io.loopcsi.csi.PrivateSocket;
 import io.loopcsi.node.pluginregistration.InfoRequest;
 import io.loopcsi.node.pluginregistration.PluginInfo;
 import io.loopcsi.node.pluginregistration.RegistrationGrpc;
@@ -26,7 +25,7 @@ import io.netty.channel.unix.DomainSocketAddress;
  * kubelet's plugin watcher finds, asks GetInfo (type CSIPlugin, the driver name, the CSI
  * endpoint, the CSI versions), then tells the outcome with NotifyRegistrationStatus. A plain
  * grpc-netty server on an epoll domain socket, bound privately and published 0600 after the CSI
- * socket (cli.PrivateSocket, cli.Main.Serving): kubelet reaches the CSI endpoint as soon as it sees
+ * socket (csi.PrivateSocket, cli.Main.Serving): kubelet reaches the CSI endpoint as soon as it sees
  * this socket.
  */
 final class KubeletRegistration implements AutoCloseable {
@@ -54,7 +53,7 @@ final class KubeletRegistration implements AutoCloseable {
 
     /** Binds the registration socket privately; Serving publishes it once the CSI socket is published. */
     KubeletRegistration start() throws IOException {
-        Main.prepareSocket(socket);
+        PrivateSocket.prepare(socket);
         bound = PrivateSocket.create(socket);
         Path csiSocket = Path.of(info.getEndpoint());
         server = NettyServerBuilder.forAddress(new DomainSocketAddress(bound.bindPath().toString()))
@@ -84,7 +83,7 @@ final class KubeletRegistration implements AutoCloseable {
                 })
                 .build()
                 .start();
-        Main.Serving.publishOnStart(bound);
+        PrivateSocket.publishOnStart(bound);
         LOG.infof("kubelet plugin registration served on %s", socket);
         return this;
     }

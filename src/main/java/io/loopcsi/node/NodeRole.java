@@ -10,7 +10,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
@@ -20,8 +19,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.CustomResource;
-import io.loopcsi.cli.Endpoint;
 import io.loopcsi.csi.DriverConfig;
+import io.loopcsi.csi.Endpoint;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.handoff.HandoffNames;
@@ -29,8 +28,6 @@ import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * The node role beyond CSI Node (which the csi package serves on the socket): it carries out
@@ -52,11 +49,23 @@ public class NodeRole {
     private volatile CapacityPublisher publisher;
     private volatile Duration heartbeat;
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients,
-            Instance<VolumeProvider> providers) throws IOException {
-        if (!"node".equals(config.role())) {
-            return;
-        }
+    private final DriverConfig config;
+    private final NodeRoleConfig nodeConfig;
+    private final Instance<KubernetesClient> clients;
+    private final Instance<VolumeProvider> providers;
+
+    NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers) {
+        this.config = config;
+        this.nodeConfig = nodeConfig;
+        this.clients = clients;
+        this.providers = providers;
+    }
+
+    /**
+     * Lists and watches this node's objects, publishes the capacity and binds kubelet's registration
+     * socket: roles.RoleWiring, in the node role, before the sockets are published.
+     */
+    public void start() throws IOException {
         String pool = nodeConfig.pool().filter(p -> !p.isBlank())
                 .orElseThrow(() -> new IllegalStateException("the node role needs --pool (the StoragePool it serves)"));
         VolumeProvider engine = providers.get();
@@ -190,7 +199,7 @@ public class NodeRole {
         return volumes != null;
     }
 
-    void onStop(@Observes ShutdownEvent ev) {
+    public void stop() {
         for (int i = running.size() - 1; i >= 0; i--) {
             try {
                 running.get(i).close();

@@ -1,16 +1,12 @@
 package io.loopcsi.operator;
 
-import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Singleton;
 
 import org.jboss.logging.Logger;
 
 import io.javaoperatorsdk.operator.Operator;
-import io.loopcsi.csi.DriverConfig;
 import io.quarkus.runtime.Quarkus;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 
 /**
  * Starts the Java Operator SDK only in the operator role. QOSDK's own start is switched off at
@@ -27,10 +23,16 @@ public class OperatorRole {
     private volatile boolean stopping;
     private volatile boolean operatorRole;
 
-    void onStart(@Observes StartupEvent ev, DriverConfig config, OperatorConfig operatorConfig, Instance<Operator> operator) {
-        if (!config.role().equals("operator")) {
-            return;
-        }
+    private final OperatorConfig operatorConfig;
+    private final Instance<Operator> operator;
+
+    OperatorRole(OperatorConfig operatorConfig, Instance<Operator> operator) {
+        this.operatorConfig = operatorConfig;
+        this.operator = operator;
+    }
+
+    /** Builds and starts JOSDK's Operator: roles.RoleWiring, in the operator role only. */
+    public void start() {
         operatorRole = true;
         // --namespace arrives as loopcsi.operator.namespace: the injected mapping makes it a known property
         operatorConfig.namespace().ifPresent(ns -> System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, ns));
@@ -50,7 +52,7 @@ public class OperatorRole {
         return started;
     }
 
-    void onStop(@Observes ShutdownEvent ev) {
+    public void stop() {
         stopping = true;
         Operator op = started;
         if (op != null) {

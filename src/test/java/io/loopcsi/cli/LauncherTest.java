@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.loopcsi.csi.Endpoint;
+
 class LauncherTest {
 
     @TempDir
@@ -37,21 +39,21 @@ class LauncherTest {
     @Test
     void aStaleSocketIsReplacedALiveOneAndOtherFilesAreRefused() throws IOException {
         Path sock = dir.resolve("sub/csi.sock");
-        Main.prepareSocket(sock);
+        io.loopcsi.csi.PrivateSocket.prepare(sock);
         assertTrue(Files.isDirectory(sock.getParent()), "the socket's directory is made");
 
         try (ServerSocketChannel live = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             live.bind(UnixDomainSocketAddress.of(sock));
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Main.prepareSocket(sock));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> io.loopcsi.csi.PrivateSocket.prepare(sock));
             assertTrue(e.getMessage().contains("another process"), e.getMessage());
         }
         // closing a bound unix server channel leaves its file behind: a stale socket
         assertTrue(Files.exists(sock));
-        Main.prepareSocket(sock);
+        io.loopcsi.csi.PrivateSocket.prepare(sock);
         assertFalse(Files.exists(sock), "stale socket removed");
 
         Files.writeString(sock, "not a socket");
-        assertThrows(IllegalStateException.class, () -> Main.prepareSocket(sock));
+        assertThrows(IllegalStateException.class, () -> io.loopcsi.csi.PrivateSocket.prepare(sock));
         assertEquals("not a socket", Files.readString(sock));
     }
 

@@ -27,6 +27,7 @@ import csi.v1.NodeGetInfoResponse;
 import csi.v1.NodeStageVolumeRequest;
 import csi.v1.Topology;
 import csi.v1.VolumeCapability;
+import io.loopcsi.csi.Endpoint;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;

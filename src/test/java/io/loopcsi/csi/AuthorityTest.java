@@ -20,7 +20,7 @@ import csi.v1.ListVolumesRequest;
 import csi.v1.ListVolumesResponse;
 import csi.v1.ProbeRequest;
 import csi.v1.ProbeResponse;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 import io.loopcsi.testing.RawGrpc;
 import io.loopcsi.testing.StandaloneDriverResource;
 import io.quarkus.test.common.QuarkusTestResource;

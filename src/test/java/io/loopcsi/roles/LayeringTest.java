@@ -13,26 +13,71 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The arrows between packages run down: the engine and the CSI services name no role's package
- * (controller, node, operator) and no role wiring; which role gets what is decided in roles/
- * (issue 25: csi/EngineBeans once chose the controller's provider itself).
+ * The arrows between packages run down (issue 33):
+ *
+ * <pre>
+ * cli                     the launcher, doctor, csc
+ * roles                   what each role starts and which provider and metrics it gets
+ * operator controller node metrics   a role's parts (node may name operator.api, the CRD's types)
+ * csi                     the CSI services and their server, endpoints and sockets
+ * handoff                 the hand-off CRDs' types
+ * engine                  volumes on this machine
+ * </pre>
+ *
+ * A package names no package above it, and none beside it unless listed (issue 25: csi/EngineBeans
+ * once chose the controller's provider itself; csi/CsiServer once named cli/Endpoint and
+ * metrics/CsiCallMetrics). And only roles/ (and cli/, which fires it) reacts to Quarkus' start: a
+ * part a role does not use is never looked up, so its classes are not loaded (LeanRolesIT).
  */
 class LayeringTest {
 
     private static final Path SRC = Path.of("src/main/java/io/loopcsi");
-    private static final Pattern REF = Pattern.compile("io\\.loopcsi\\.(controller|node|operator|roles)\\.");
 
     @Test
-    void csiAndEngineNameNoRole() throws IOException {
-        assertEquals(List.of(), references("csi"), "csi/ classes naming a role's package");
-        assertEquals(List.of(), references("engine"), "engine/ classes naming a role's package");
+    void engineNamesNoOtherPackage() throws IOException {
+        assertEquals(List.of(), references("engine", "cli|roles|operator|controller|node|metrics|csi|handoff"));
     }
 
-    private static List<String> references(String pkg) throws IOException {
+    @Test
+    void handoffNamesOnlyTheEngine() throws IOException {
+        assertEquals(List.of(), references("handoff", "cli|roles|operator|controller|node|metrics|csi"));
+    }
+
+    @Test
+    void csiNamesNoRoleNoMetricsNoLauncher() throws IOException {
+        assertEquals(List.of(), references("csi", "cli|roles|operator|controller|node|metrics"));
+    }
+
+    @Test
+    void rolePartsNameNoWiringNoLauncher() throws IOException {
+        assertEquals(List.of(), references("controller", "cli|roles|operator|node|metrics"));
+        assertEquals(List.of(), references("node", "cli|roles|controller|metrics|operator\\.(?!api\\.)"));
+        assertEquals(List.of(), references("operator", "cli|roles|controller|node|metrics"));
+        assertEquals(List.of(), references("metrics", "cli|roles|operator|controller|node"));
+    }
+
+    @Test
+    void rolesNameNoLauncher() throws IOException {
+        assertEquals(List.of(), references("roles", "cli"));
+    }
+
+    @Test
+    void onlyTheWiringObservesStart() throws IOException {
+        for (String pkg : List.of("engine", "handoff", "csi", "controller", "node", "operator", "metrics")) {
+            assertEquals(List.of(), matches(pkg, Pattern.compile("@Observes[^,)]*StartupEvent|@Startup\\b")),
+                    pkg + "/ reacts to Quarkus' start itself; roles.RoleWiring starts what a role uses");
+        }
+    }
+
+    private static List<String> references(String pkg, String forbidden) throws IOException {
+        return matches(pkg, Pattern.compile("io\\.loopcsi\\.(" + forbidden + ")\\.?"));
+    }
+
+    private static List<String> matches(String pkg, Pattern p) throws IOException {
         try (Stream<Path> files = Files.walk(SRC.resolve(pkg))) {
             return files.filter(f -> f.toString().endsWith(".java")).flatMap(f -> {
                 try {
-                    return REF.matcher(Files.readString(f)).results().map(r -> SRC.relativize(f) + ": io.loopcsi." + r.group(1));
+                    return p.matcher(Files.readString(f)).results().map(r -> SRC.relativize(f) + ": " + r.group());
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);
                 }

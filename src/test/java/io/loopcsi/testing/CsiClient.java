@@ -8,7 +8,7 @@ import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.grpc.ManagedChannel;
 import io.loopcsi.cli.CsiChannels;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 
 /** Blocking stubs of the CSI services over one channel to a unix socket or a tcp endpoint. */
 public final class CsiClient implements AutoCloseable {

@@ -21,9 +21,9 @@ public final class DriverProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     public final Path socket;
-    public final io.loopcsi.cli.Endpoint endpoint;
+    public final io.loopcsi.csi.Endpoint endpoint;
 
-    private DriverProcess(Process process, Path log, io.loopcsi.cli.Endpoint endpoint) {
+    private DriverProcess(Process process, Path log, io.loopcsi.csi.Endpoint endpoint) {
         this.process = process;
         this.log = log;
         this.endpoint = endpoint;
@@ -45,7 +45,7 @@ public final class DriverProcess implements AutoCloseable {
         List<String> cmd = command("unix://" + dir.resolve("csi.sock"), dir.resolve("pool"), null);
         cmd.addAll(flags);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        DriverProcess d = new DriverProcess(p, log, io.loopcsi.cli.Endpoint.parse("unix://" + dir.resolve("csi.sock")));
+        DriverProcess d = new DriverProcess(p, log, io.loopcsi.csi.Endpoint.parse("unix://" + dir.resolve("csi.sock")));
         d.awaitReady();
         return d;
     }
@@ -62,7 +62,7 @@ public final class DriverProcess implements AutoCloseable {
         Path log = dir.resolve("driver-" + (++starts) + ".log");
         Process p = new ProcessBuilder(command(endpoint, pool, umask, jvmProps)).redirectErrorStream(true).redirectOutput(log.toFile())
                 .start();
-        DriverProcess d = new DriverProcess(p, log, io.loopcsi.cli.Endpoint.parse(endpoint));
+        DriverProcess d = new DriverProcess(p, log, io.loopcsi.csi.Endpoint.parse(endpoint));
         d.awaitReady();
         return d;
     }

@@ -56,7 +56,11 @@ public final class Bench {
     final long volumeBytes = Long.parseLong(env("BENCH_VOLUME_MIB", "16")) * MIB;
     final int pageSize = Integer.parseInt(env("BENCH_PAGE", "100"));
     final String jdk25 = env("BENCH_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64");
-    final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io").split(","));
+    final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io,idle").split(","));
+    /** How long the idle driver is watched (BENCH_IDLE_SECONDS). */
+    final int idleSeconds = Integer.parseInt(env("BENCH_IDLE_SECONDS", "60"));
+    /** How long a started driver is left to finish starting (its pool summary, JIT) before it is watched. */
+    final int idleSettleSeconds = Integer.parseInt(env("BENCH_IDLE_SETTLE", "15"));
 
     /** Rows of the table, in order: benchmark, metric, value, unit. */
     final List<Map<String, Object>> rows = new ArrayList<>();
@@ -92,6 +96,9 @@ public final class Bench {
         }
         if (only.contains("scale")) {
             guarded("scale", this::scale);
+        }
+        if (only.contains("idle")) {
+            guarded("idle", this::idle);
         }
         if (only.contains("io")) {
             guarded("io", d -> new IoBench(this).run(d));
@@ -408,6 +415,41 @@ public final class Bench {
                 row("4 scale", "delete " + volumes + " volumes, total", (System.nanoTime() - t0) / 1e9, "s");
             }
             rss("4 scale", d);
+        }
+    }
+
+    // ---- 9. idle: CPU of a driver that serves nothing ----------------------------------------
+
+    /**
+     * CPU an idle standalone driver spends, with an empty pool and with BENCH_VOLUMES volumes: each
+     * driver started anew, left 5 s to finish starting (its summary of the pool), then watched for
+     * BENCH_IDLE_SECONDS without a call. From /proc/PID/stat: utime + stime of the JVM, and the
+     * commands it ran and waited for (cutime + cstime). Goal (issue 33): at most 2 ms per second.
+     */
+    void idle(Path dir) throws Exception {
+        idleRow(dir, "empty pool");
+        try (Driver d = Driver.start(launcher, dir, null, "", "driver-fill.log"); CsiClient c = d.client()) {
+            for (int i = 0; i < volumes; i++) {
+                c.controller.createVolume(block("idle-" + i, volumeBytes));
+            }
+            d.terminate();
+        }
+        idleRow(dir, volumes + " volumes");
+    }
+
+    private void idleRow(Path dir, String pool) throws Exception {
+        try (Driver d = Driver.start(launcher, dir, null, "", "driver-idle.log")) {
+            Thread.sleep(idleSettleSeconds * 1000L);
+            long[] before = d.cpuTicks();
+            long t0 = System.nanoTime();
+            Thread.sleep(idleSeconds * 1000L);
+            long[] after = d.cpuTicks();
+            double secs = (System.nanoTime() - t0) / 1e9;
+            double msPerTick = 1000.0 / Long.parseLong(SHELL.run("getconf", "CLK_TCK").strip());
+            row("9 idle", "standalone, " + pool + ": CPU over " + idleSeconds + " s without calls (JVM / its commands)",
+                    String.format("%.2f / %.2f", (after[0] - before[0]) * msPerTick / secs, (after[1] - before[1]) * msPerTick / secs),
+                    "ms/s");
+            d.terminate();
         }
     }
 

@@ -12,7 +12,7 @@ import csi.v1.IdentityGrpc;
 import csi.v1.ProbeRequest;
 import io.grpc.ManagedChannel;
 import io.loopcsi.cli.CsiChannels;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 import io.loopcsi.testing.CsiClient;
 import io.loopcsi.testing.KernelCleanup;
 
@@ -115,6 +115,13 @@ final class Driver implements AutoCloseable {
             // gone
         }
         return new long[] { rss, hwm };
+    }
+
+    /** The driver's CPU so far in clock ticks: {utime + stime, cutime + cstime} from /proc/PID/stat. */
+    long[] cpuTicks() throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid() + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // f[0] is field 3 (state)
+        return new long[] { Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14]) };
     }
 
     CsiClient client() {

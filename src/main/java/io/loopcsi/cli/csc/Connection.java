@@ -9,7 +9,7 @@ import csi.v1.IdentityGrpc;
 import csi.v1.NodeGrpc;
 import io.grpc.ManagedChannel;
 import io.loopcsi.cli.CsiChannels;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 
 /**
  * The client side of one command: a channel opened on first use, and blocking stubs whose

@@ -8,7 +8,7 @@ import java.util.logging.Level;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 import io.netty.util.internal.logging.InternalLoggerFactory;
 import io.netty.util.internal.logging.JdkLoggerFactory;
 

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 import csi.v1.CapacityRange;
 import csi.v1.VolumeCapability;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 
 /**
  * The flags of one command line, parsed into request values all at once, so that a malformed

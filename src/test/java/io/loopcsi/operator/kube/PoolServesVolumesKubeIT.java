@@ -60,7 +60,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.cli.CsiChannels;
-import io.loopcsi.cli.Endpoint;
+import io.loopcsi.csi.Endpoint;
 import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;

@@ -1,4 +1,4 @@
-package io.loopcsi.cli;
+package io.loopcsi.csi;
 
 /**
  * CDI event fired once, on the main thread, after every socket of this process is published

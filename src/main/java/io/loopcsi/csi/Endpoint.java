@@ -1,4 +1,4 @@
-package io.loopcsi.cli;
+package io.loopcsi.csi;
 
 import java.nio.file.Path;
 

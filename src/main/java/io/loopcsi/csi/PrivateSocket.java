@@ -1,6 +1,9 @@
-package io.loopcsi.cli;
+package io.loopcsi.csi;
 
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -9,6 +12,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +41,49 @@ public final class PrivateSocket implements AutoCloseable {
     static final int MAX_PATH_BYTES = 107;
     private static final Pattern PRIVATE_DIR = Pattern.compile("\\.lc([0-9]{1,10})-[0-9]{1,10}");
     private static final AtomicInteger COUNTER = new AtomicInteger();
+
+    private static final List<PrivateSocket> TO_PUBLISH = new CopyOnWriteArrayList<>();
+
+    /**
+     * A socket whose server binds at its bindPath() during start-up, to publish once Quarkus
+     * has started (cli.Main.Serving), in the order given (the CSI socket before kubelet's registration
+     * socket, so that kubelet never finds a plugin whose CSI endpoint is not there yet).
+     */
+    public static void publishOnStart(PrivateSocket socket) {
+        TO_PUBLISH.add(socket);
+    }
+
+    /** The sockets to publish once started, in order. */
+    public static List<PrivateSocket> toPublish() {
+        return TO_PUBLISH;
+    }
+
+    /**
+     * Makes the socket's directory and removes a stale socket file left by a process that died.
+     * A socket that still accepts connections belongs to a running driver, and a path that is not
+     * a socket is someone's file: both are refused (IllegalStateException saying why).
+     */
+    public static void prepare(Path socket) {
+        try {
+            Files.createDirectories(socket.getParent());
+            if (!Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+                return;
+            }
+            BasicFileAttributes attrs = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (!attrs.isOther()) {
+                throw new IllegalStateException(socket + " exists and is not a socket; refusing to replace it");
+            }
+            try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+                ch.connect(UnixDomainSocketAddress.of(socket));
+            } catch (IOException stale) {
+                Files.delete(socket);
+                return;
+            }
+            throw new IllegalStateException("another process is serving on " + socket + "; stop it or choose another --endpoint");
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot prepare socket " + socket + ": " + e.getMessage(), e);
+        }
+    }
 
     private final Path socket;
     private final Path privateDir;

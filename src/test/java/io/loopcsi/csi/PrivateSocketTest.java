@@ -1,4 +1,4 @@
-package io.loopcsi.cli;
+package io.loopcsi.csi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
