@@ -26,6 +26,8 @@ public class OperatorRole {
     private volatile Operator started;
     private volatile boolean stopping;
     private volatile boolean operatorRole;
+    /** This process' name in the leader-election Lease: unique per process. */
+    private final String identity = LeaderElection.newIdentity();
 
     void onStart(@Observes StartupEvent ev, DriverConfig config, OperatorConfig operatorConfig, Instance<Operator> operator) {
         if (!config.role().equals("operator")) {
@@ -50,11 +52,17 @@ public class OperatorRole {
         return started;
     }
 
+    /** This process' identity in the leader-election Lease. */
+    String identity() {
+        return identity;
+    }
+
+    /** Stops reconciling, then hands the Lease over at once: a successor leads within seconds. */
     void onStop(@Observes ShutdownEvent ev) {
         stopping = true;
         Operator op = started;
         if (op != null) {
-            op.stop();
+            LeaderElection.stopAndRelease(op, identity);
         }
     }
 
