@@ -22,6 +22,8 @@ public class OperatorRole {
     private volatile Operator started;
     private volatile boolean stopping;
     private volatile boolean operatorRole;
+    /** This process' name in the leader-election Lease: unique per process. */
+    private final String identity = LeaderElection.newIdentity();
 
     private final OperatorConfig operatorConfig;
     private final Instance<Operator> operator;
@@ -52,11 +54,17 @@ public class OperatorRole {
         return started;
     }
 
+    /** This process' identity in the leader-election Lease. */
+    String identity() {
+        return identity;
+    }
+
+    /** Stops reconciling, then hands the Lease over at once: a successor leads within seconds (roles.RoleWiring, at shutdown). */
     public void stop() {
         stopping = true;
         Operator op = started;
         if (op != null) {
-            op.stop();
+            LeaderElection.stopAndRelease(op, identity);
         }
     }
 

@@ -180,12 +180,63 @@ class PackagedOperatorIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void exitsWithinTheShutdownTimeoutOnSigtermAfterTheApiServerWentAway() throws Exception {
         startOperator();
         cluster.down();
         Duration took = terminate();
         System.out.printf("PackagedOperatorIT: SIGTERM after the API server went away: exited in %d ms%n", took.toMillis());
+    }
+
+    /**
+     * Two operators, as in a rollout: the second waits while the first leads; the first stopped
+     * gracefully (SIGTERM) releases the Lease, and the second leads within 5 s (before the release,
+     * it waited for the Lease to expire: 30 s). Before the test that takes the API server away.
+     */
+    @Test
+    @Order(4)
+    void aSuccessorLeadsWithinSecondsOfAGracefulStop() throws Exception {
+        startOperator();
+        String first = cluster.kubectl("get", "lease", "-n", NS, "loopcsi-operator", "-o", "jsonpath={.spec.holderIdentity}");
+        Path secondLog = dir.resolve("second.log");
+        int secondPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            secondPort = s.getLocalPort();
+        }
+        ProcessBuilder pb = new ProcessBuilder("./loopcsi", "operator", "--namespace", NS, "--http-address", "127.0.0.1:" + secondPort)
+                .redirectErrorStream(true).redirectOutput(secondLog.toFile());
+        pb.environment().put("KUBECONFIG", cluster.kubeconfig.toString());
+        Process second = pb.start();
+        try {
+            // the second one is up and a candidate: it tries the Lease every 2 s and finds it held
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            // JOSDK started (its elector with it): a slow start of the second JVM is not the hand-over's time
+            while (!Files.readString(secondLog).contains("Starting 'loopcsi-storagepool' controller")) {
+                assertTrue(second.isAlive(), "the second operator exited: " + Files.readString(secondLog));
+                assertTrue(System.nanoTime() < deadline, "the second operator did not start: " + Files.readString(secondLog));
+                Thread.sleep(200);
+            }
+            Thread.sleep(6000);
+            assertFalse(Files.readString(secondLog).contains("Started event processing"), "only one leads: " + Files.readString(secondLog));
+            assertEquals(first, cluster.kubectl("get", "lease", "-n", NS, "loopcsi-operator", "-o", "jsonpath={.spec.holderIdentity}"));
+
+            terminate();
+            long stopped = System.nanoTime();
+            while (!Files.readString(secondLog).contains("Started event processing")) {
+                assertTrue(second.isAlive(), "the second operator exited: " + Files.readString(secondLog));
+                assertTrue(System.nanoTime() - stopped < TimeUnit.SECONDS.toNanos(5),
+                        "the successor does not lead within 5 s of the first one's exit: " + Files.readString(secondLog) + "\nfirst:\n" + log());
+                Thread.sleep(100);
+            }
+            System.out.printf("PackagedOperatorIT: the successor led %d ms after the first one exited%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped));
+            assertTrue(log().contains("leader-election lease released"), log());
+            String now = cluster.kubectl("get", "lease", "-n", NS, "loopcsi-operator", "-o", "jsonpath={.spec.holderIdentity}");
+            assertFalse(now.isBlank() || now.equals(first), "the second one holds the Lease: " + now);
+        } finally {
+            second.destroyForcibly();
+            second.waitFor(30, TimeUnit.SECONDS);
+        }
     }
 
     private void startOperator() throws Exception {
