@@ -11,6 +11,9 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head
 # the image the manifests and the StoragePool defaults name (kubernetes/operator.yaml, operator/api/Images.java)
 IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
 IMAGE_TAR := target/loopcsi-image.tar
+# the native image (src/main/docker/Dockerfile.native), the pool's default (operator/api/Images.java)
+NATIVE_IMAGE ?= $(IMAGE)-native
+NATIVE_IMAGE_TAR := target/loopcsi-native-image.tar
 # the image's build of the application (the pom's `image` profile: Quarkus' legacy-jar)
 IMAGE_APP := target/image-app/loopcsi-runner.jar
 
@@ -86,12 +89,13 @@ test-native: native
 native-check:
 	bash ../shared/tools/native-check
 
-# The JVM image (src/main/docker/Dockerfile.jvm) built offline with buildah from a Debian base made
-# by debootstrap (cached) and this machine's Temurin 25 as its JDK stage, as a docker-archive
-# tarball; root, apt-get install buildah debootstrap. With a registry, build the same Dockerfile with
-# docker/podman instead (README, "The image"). image-jdk17: the same on OpenJDK 17, tagged
-# $(IMAGE)-jdk17, for the benchmarks' comparison.
-image: $(IMAGE_TAR)
+# The JVM image (src/main/docker/Dockerfile.jvm) and the native image (Dockerfile.native, after
+# `make native`) built offline with buildah from a Debian base made by debootstrap (cached) and, for
+# the JVM image, this machine's Temurin 25 as its JDK stage, each as a docker-archive tarball; root,
+# apt-get install buildah debootstrap. With a registry, build the same Dockerfiles with docker/podman
+# instead (README, "The image"). image-jdk17: the JVM image on OpenJDK 17, tagged $(IMAGE)-jdk17,
+# for the benchmarks' comparison.
+image: $(IMAGE_TAR) $(NATIVE_IMAGE_TAR)
 
 $(IMAGE_APP): $(SOURCES)
 	$(MVN) -q package -DskipTests -Pimage
@@ -99,6 +103,11 @@ $(IMAGE_APP): $(SOURCES)
 
 $(IMAGE_TAR): $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	bash src/main/docker/offline-image.sh $(IMAGE) $@
+
+# the native image: the native executable of `make native` (with its lib/) on a root filesystem of
+# only the commands the roles run and their libraries
+$(NATIVE_IMAGE_TAR): $(NATIVE_EXE) loopcsi src/main/docker/Dockerfile.native src/main/docker/offline-image.sh
+	bash src/main/docker/offline-image.sh --native $(NATIVE_IMAGE) $@
 
 image-jdk17: $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	LOOPCSI_IMAGE_JDK=/usr/lib/jvm/java-17-openjdk-amd64 bash src/main/docker/offline-image.sh $(IMAGE)-jdk17 target/loopcsi-image-jdk17.tar

@@ -64,6 +64,12 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Container images of the driver and its sidecars.")
     private Images images = new Images();
 
+    @JsonPropertyDescription("What the pool's controller and node components run: native (default: the native executable,"
+            + " images.loopcsiNative; a fraction of the JVM's start time and memory) or jvm (images.loopcsi). Changing it rolls"
+            + " the components over; volumes stay as they are, both read the same pool directories.")
+    @io.fabric8.generator.annotation.Default("native")
+    private PoolRuntime runtime = PoolRuntime.NATIVE;
+
     @JsonPropertyDescription("Resources of the loopcsi containers (controller and node).")
     private ResourceRequirements resources;
 
@@ -150,6 +156,14 @@ public class StoragePoolSpec {
 
     public void setDriverName(String driverName) {
         this.driverName = driverName;
+    }
+
+    public PoolRuntime getRuntime() {
+        return runtime;
+    }
+
+    public void setRuntime(PoolRuntime runtime) {
+        this.runtime = runtime;
     }
 
     public Images getImages() {
