@@ -11,10 +11,13 @@ VERSION := $(shell sed -n 's:^  <version>\(.*\)</version>$$:\1:p' pom.xml | head
 # the image the manifests and the StoragePool defaults name (kubernetes/operator.yaml, operator/api/Images.java)
 IMAGE ?= ghcr.io/loopcsi/loopcsi:$(VERSION)
 IMAGE_TAR := target/loopcsi-image.tar
+# the native image (src/main/docker/Dockerfile.native), the pool's default (operator/api/Images.java)
+NATIVE_IMAGE ?= $(IMAGE)-native
+NATIVE_IMAGE_TAR := target/loopcsi-native-image.tar
 # the image's build of the application (the pom's `image` profile: Quarkus' legacy-jar)
 IMAGE_APP := target/image-app/loopcsi-runner.jar
 
-.PHONY: build run test test-kube manifests crds bundle demo bench native native-check image image-jdk17 standin-images e2e clean
+.PHONY: build run test test-kube test-native manifests crds bundle demo bench native native-check image image-jdk17 standin-images e2e clean
 
 build: $(APP)
 
@@ -57,19 +60,42 @@ bench: $(APP)
 	@bash src/main/sh/host-packages.sh --bench
 	bash bench/run.sh
 
-# Native executable (needs GraalVM/Mandrel); native-check analyses it where none is installed.
-native:
-	$(MVN) package -DskipTests -Dnative
+# The native executable in target/native/ (./loopcsi runs it with LOOPCSI_RUNTIME=native). With
+# GraalVM/Mandrel's native-image, or docker/podman (Quarkus then builds in its Mandrel builder image),
+# the official build: ./mvnw package -Dnative. Otherwise ../shared/tools/native-check --link (this
+# project's machines: GraalVM's image builder from Maven Central on Temurin 25, ~10-12 min, 7-8 GB;
+# the executable needs the JDK libraries it leaves in target/native/lib/ beside it).
+NATIVE_EXE := target/native/loopcsi-$(VERSION)-runner
+NATIVE_CHECK ?= ../shared/tools/native-check
+native: $(NATIVE_EXE)
+
+$(NATIVE_EXE): $(SOURCES)
+	@if command -v native-image >/dev/null || command -v docker >/dev/null || command -v podman >/dev/null; then \
+	  set -x; $(MVN) package -DskipTests -Dnative && rm -rf target/native && mkdir -p target/native \
+	    && cp target/loopcsi-$(VERSION)-runner $@; \
+	elif [ -f "$(NATIVE_CHECK)" ]; then set -x; bash "$(NATIVE_CHECK)" --link; \
+	else echo "make native: needs GraalVM/Mandrel (native-image on PATH), docker/podman, or $(NATIVE_CHECK)" >&2; exit 1; fi
+	@touch $@
+
+# The CSI tests that start the packaged launcher (./loopcsi), against the native executable; with
+# kube-testenv (../shared/tools) also the node and controller roles against a real API server.
+NATIVE_ITS := LauncherMessagesIT,RoleFlagsIT,DoctorIT,ReliabilityIT,SecurityIT,PoolLockIT,EndpointIT,PrometheusScrapeIT,NativeRuntimeIT,PoolServesVolumesKubeIT,NodeLossAndOrphansKubeIT
+test-native: native
+	@bash src/main/sh/host-packages.sh --test
+	@if [ -f "$${KUBE_TESTENV:-../shared/tools/kube-testenv}" ]; then \
+	  LOOPCSI_RUNTIME=native bash .ci/kube-test.sh $(MVN) verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='$(NATIVE_ITS)'; \
+	else LOOPCSI_RUNTIME=native $(MVN) verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test='$(NATIVE_ITS)'; fi
 
 native-check:
 	bash ../shared/tools/native-check
 
-# The JVM image (src/main/docker/Dockerfile.jvm) built offline with buildah from a Debian base made
-# by debootstrap (cached) and this machine's Temurin 25 as its JDK stage, as a docker-archive
-# tarball; root, apt-get install buildah debootstrap. With a registry, build the same Dockerfile with
-# docker/podman instead (README, "The image"). image-jdk17: the same on OpenJDK 17, tagged
-# $(IMAGE)-jdk17, for the benchmarks' comparison.
-image: $(IMAGE_TAR)
+# The JVM image (src/main/docker/Dockerfile.jvm) and the native image (Dockerfile.native, after
+# `make native`) built offline with buildah from a Debian base made by debootstrap (cached) and, for
+# the JVM image, this machine's Temurin 25 as its JDK stage, each as a docker-archive tarball; root,
+# apt-get install buildah debootstrap. With a registry, build the same Dockerfiles with docker/podman
+# instead (README, "The image"). image-jdk17: the JVM image on OpenJDK 17, tagged $(IMAGE)-jdk17,
+# for the benchmarks' comparison.
+image: $(IMAGE_TAR) $(NATIVE_IMAGE_TAR)
 
 $(IMAGE_APP): $(SOURCES)
 	$(MVN) -q package -DskipTests -Pimage
@@ -77,6 +103,11 @@ $(IMAGE_APP): $(SOURCES)
 
 $(IMAGE_TAR): $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	bash src/main/docker/offline-image.sh $(IMAGE) $@
+
+# the native image: the native executable of `make native` (with its lib/) on a root filesystem of
+# only the commands the roles run and their libraries
+$(NATIVE_IMAGE_TAR): $(NATIVE_EXE) loopcsi src/main/docker/Dockerfile.native src/main/docker/offline-image.sh
+	bash src/main/docker/offline-image.sh --native $(NATIVE_IMAGE) $@
 
 image-jdk17: $(IMAGE_APP) loopcsi src/main/docker/Dockerfile.jvm src/main/docker/offline-image.sh
 	LOOPCSI_IMAGE_JDK=/usr/lib/jvm/java-17-openjdk-amd64 bash src/main/docker/offline-image.sh $(IMAGE)-jdk17 target/loopcsi-image-jdk17.tar

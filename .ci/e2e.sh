@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make e2e` (after `make image standin-images`): the product on a real kubelet. Starts a
 # kube-testenv node (kube-apiserver, controller-manager, scheduler, kubelet + containerd), loads
-# target/loopcsi-image.tar and the sidecar stand-ins into it, runs ProductOnNodeE2E, and tears it
+# target/loopcsi-image.tar, target/loopcsi-native-image.tar and the sidecar stand-ins into it, runs ProductOnNodeE2E, and tears it
 # all down on exit, also when something failed: kube-testenv down (pods, containers, their mounts
 # and loop devices under /var/lib/kubelet), then what the example pool's node plugin attached or
 # mounted from its backing directory, and that directory if this run created it. On failure the
@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 KT=${KUBE_TESTENV:-../shared/tools/kube-testenv}
 [ -f "$KT" ] || { echo "e2e: $KT not found (expected ../shared beside the clone)" >&2; exit 1; }
 [ -f target/loopcsi-image.tar ] || { echo "e2e: target/loopcsi-image.tar missing: make image" >&2; exit 1; }
+[ -f target/loopcsi-native-image.tar ] || { echo "e2e: target/loopcsi-native-image.tar missing: make image" >&2; exit 1; }
 compgen -G 'target/standin-images/*.tar' >/dev/null || { echo "e2e: no stand-in images: make standin-images" >&2; exit 1; }
 
 now() { date +%s.%N; }
@@ -100,8 +101,9 @@ if ! command -v kubectl >/dev/null; then
   export PATH="$KUBE_TESTENV_BIN:$PATH"
 fi
 t=$(now)
-bash "$KT" load-image target/loopcsi-image.tar target/standin-images/*.tar >/dev/null
-say "load-image of $(du -ch target/loopcsi-image.tar target/standin-images/*.tar | tail -1 | cut -f1) in $(since "$t")"
+# the JVM image (the operator, the application pods) and the native image (the pool's components)
+bash "$KT" load-image target/loopcsi-image.tar target/loopcsi-native-image.tar target/standin-images/*.tar >/dev/null
+say "load-image of $(du -ch target/loopcsi-image.tar target/loopcsi-native-image.tar target/standin-images/*.tar | tail -1 | cut -f1) in $(since "$t")"
 
 export LOOPCSI_E2E=1
 t=$(now)

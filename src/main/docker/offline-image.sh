@@ -4,6 +4,7 @@
 # import all read it).
 #
 #   offline-image.sh IMAGE OUT.tar
+#   offline-image.sh --native IMAGE OUT.tar     (src/main/docker/Dockerfile.native: the native image)
 #
 # The Dockerfile's public bases cannot be pulled here, so stand-ins are made for them:
 # - BASE (debian:bookworm-slim): debootstrap --variant=minbase of the same suite from the mirror
@@ -23,10 +24,13 @@
 # Needs root, buildah and debootstrap (apt-get install buildah debootstrap). Lock, work dirs:
 # ${LOOPCSI_IMAGE_CACHE:-/var/cache/loopcsi-image}. Timings go to stderr.
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: $0 IMAGE OUT.tar" >&2; exit 64; }
+native=0
+if [ "${1:-}" = --native ]; then native=1; shift; fi
+[ $# -eq 2 ] || { echo "usage: $0 [--native] IMAGE OUT.tar" >&2; exit 64; }
 image=$1 out=$2
 cd "$(dirname "$0")/../../.."
 dockerfile=src/main/docker/Dockerfile.jvm
+[ $native = 0 ] || dockerfile=src/main/docker/Dockerfile.native
 suite=bookworm
 cache=${LOOPCSI_IMAGE_CACHE:-/var/cache/loopcsi-image}
 
@@ -39,9 +43,24 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 for tool in buildah debootstrap; do
   command -v "$tool" >/dev/null || die "$tool not found: apt-get install buildah debootstrap"
 done
-[ -f target/image-app/loopcsi-runner.jar ] || die "target/image-app not built: ./mvnw package -DskipTests -Pimage"
+if [ $native = 1 ]; then
+  compgen -G 'target/native/loopcsi-*-runner' >/dev/null || die "no native executable in target/native: make native"
+else
+  [ -f target/image-app/loopcsi-runner.jar ] || die "target/image-app not built: ./mvnw package -DskipTests -Pimage"
+fi
+jdk=
 jdk_home=${LOOPCSI_IMAGE_JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
-[ -x "$jdk_home/bin/jlink" ] && [ -f "$jdk_home/release" ] || die "no JDK with jlink in $jdk_home (LOOPCSI_IMAGE_JDK)"
+if [ $native = 0 ]; then
+  [ -x "$jdk_home/bin/jlink" ] && [ -f "$jdk_home/release" ] || die "no JDK with jlink in $jdk_home (LOOPCSI_IMAGE_JDK)"
+fi
+# crun refuses hosts with hybrid cgroups (v1 controllers beside a cgroup2 'unified' mount): "cgroups
+# in hybrid mode not supported". Where buildah would pick it there, its RUN steps use runc instead.
+if [ -z "${BUILDAH_RUNTIME:-}" ] && [ -d /sys/fs/cgroup/unified ] && [ -d /sys/fs/cgroup/memory ] \
+  && [ "$(buildah info --format '{{.host.OCIRuntime}}' 2>/dev/null)" = crun ]; then
+  command -v runc >/dev/null || die "buildah runs crun, which does not support this host's hybrid cgroups: apt-get install runc"
+  export BUILDAH_RUNTIME=runc
+  say "hybrid cgroups: buildah runs runc, not crun"
+fi
 
 packages=$(sed -n 's/^ARG PACKAGES="\(.*\)"$/\1/p' "$dockerfile")
 [ -n "$packages" ] || die "no ARG PACKAGES=\"...\" line in $dockerfile"
@@ -157,6 +176,7 @@ aux_base=$(base_image "$aux_packages")
 
 # The JDK stage's stand-in: the base with this machine's JDK where Temurin's image has it. Links
 # are followed (Debian's JDK links its conf/ and cacerts into /etc); its sources are left out.
+if [ $native = 0 ]; then
 jdk_key=$(printf '%s\n' "$aux_base" "$(cat "$jdk_home/release")" | sha256sum | cut -c1-12)
 jdk=localhost/loopcsi-jdk:$jdk_key
 if buildah inspect --type image "$jdk" >/dev/null 2>&1; then
@@ -177,11 +197,13 @@ else
   trap - EXIT
   say "JDK stage $jdk committed in $(since "$t") from $jdk_home"
 fi
+fi
 
 t=$(now)
 old=$(buildah inspect --type image --format '{{.FromImageID}}' "$image" 2>/dev/null || true)
 version=$(sed -n 's/.*:\([^:/]*\)$/\1/p' <<<"$image")
-buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" --build-arg "TOOLS=$aux_base" --build-arg "JDK=$jdk" \
+version=${version%-native}
+buildah bud --quiet --pull=never --layers --build-arg "BASE=$base" --build-arg "TOOLS=$aux_base" ${jdk:+--build-arg "JDK=$jdk"} \
   ${version:+--build-arg "VERSION=$version"} \
   -t "$image" -f "$dockerfile" . >/dev/null
 say "built $image in $(since "$t")"

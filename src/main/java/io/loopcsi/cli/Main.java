@@ -41,7 +41,7 @@ public class Main {
                            exit 0 when it can, 1 when it cannot
 
             every role:
-              --version            driver, CSI spec, Quarkus and JDK versions and the build's commit
+              --version            driver, CSI spec, Quarkus and JDK versions, the runtime (JVM or native) and the build's commit
               --debug              a failed start prints its stack trace (otherwise one line says what failed)
               -h, --help           this text
             A bad flag or value is one line and exit 64; a start that fails is one line and exit 1.
@@ -93,6 +93,12 @@ public class Main {
         if (!rest.isEmpty() && !rest.get(0).startsWith("-")) {
             role = rest.get(0);
             rest = rest.subList(1, rest.size());
+        }
+        if (role.equals("csc")) {
+            // the JVM launcher starts csc as a class of its own (a short-lived JVM); the native
+            // executable, which has no JVM to start it with, carries it as this role
+            io.loopcsi.cli.csc.Csc.main(rest.toArray(String[]::new));
+            return;
         }
         if (rest.contains("-h") || rest.contains("--help") || role.equals("help")) {
             System.out.print(USAGE);

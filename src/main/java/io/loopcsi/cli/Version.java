@@ -39,7 +39,17 @@ public final class Version {
                 + "Quarkus " + built(p, "quarkus") + "\n"
                 + "JDK " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ", "
                 + System.getProperty("java.vendor") + ")\n"
+                + "runtime " + runtime() + "\n"
                 + "commit " + commit + "\n";
+    }
+
+    /**
+     * "native" in the native executable (`make native`), "JVM" otherwise: the two differ in memory and
+     * metrics. GraalVM sets this property in a native executable (org.graalvm.nativeimage.ImageInfo's
+     * key, read directly: csc has no GraalVM or Quarkus class on its class path).
+     */
+    public static String runtime() {
+        return "runtime".equals(System.getProperty("org.graalvm.nativeimage.imagecode")) ? "native" : "JVM";
     }
 
     /** A value the build filled in; "unknown" when it could not (e.g. a build outside a git clone). */

@@ -13,6 +13,8 @@ import java.util.Optional;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 /**
  * The node role's last disk audit, kept in the pool directory ({@code orphans.json}) so that
  * {@code loopcsi doctor --data-dir} lists it without the API: {@code unclaimed} are volume and
@@ -22,6 +24,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
  *
  * @param since when the node process found this list (RFC 3339)
  */
+// Jackson reads and writes it by reflection: the native executable needs its accessors and constructor
+// registered (without, the node role fails with "No serializer found ... native image" and doctor cannot read it)
+@RegisterForReflection
 public record OrphanList(String pool, String node, String since, List<String> unclaimed, List<String> missing) {
 
     public static final String FILE = "orphans.json";

@@ -15,6 +15,7 @@ class VersionTest {
         assertTrue(first.contains("spec v" + Version.CSI_SPEC + " "), first);
         String v = Version.text();
         assertTrue(v.startsWith("loopcsi 0.1.0\nCSI spec " + Version.CSI_SPEC + "\nQuarkus 3."), v);
+        assertTrue(v.contains("\nruntime JVM\n"), v);
         assertTrue(v.matches("(?s).*\ncommit [0-9a-f]{12}( \\(with uncommitted changes\\))?\n"), v);
     }
 }

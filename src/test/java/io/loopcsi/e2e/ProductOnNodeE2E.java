@@ -76,6 +76,8 @@ class ProductOnNodeE2E {
     static KubernetesClient kube;
     static KubernetesServiceRoute route;
     static ImageArchive loopcsi;
+    /** The native image: what the pool's controller and node components run (spec.runtime native, the default). */
+    static ImageArchive loopcsiNative;
     static Map<String, ImageArchive> standIns;
     static final Map<String, Duration> TIMINGS = new LinkedHashMap<>();
     static boolean operatorRunning;
@@ -89,6 +91,7 @@ class ProductOnNodeE2E {
         assumeTrue(configured, "no test node: run `make e2e`");
         Files.deleteIfExists(Path.of("target/e2e/restart-timings.tsv"));
         loopcsi = ImageArchive.read(Path.of("target/loopcsi-image.tar"));
+        loopcsiNative = ImageArchive.read(Path.of("target/loopcsi-native-image.tar"));
         try (Stream<Path> tars = Files.list(Path.of("target/standin-images"))) {
             standIns = tars.filter(p -> p.toString().endsWith(".tar")).map(ImageArchive::read)
                     .collect(Collectors.toMap(ImageArchive::name, a -> a));
@@ -122,6 +125,7 @@ class ProductOnNodeE2E {
         Set<String> onNode = kube.nodes().withName(NODE).get().getStatus().getImages().stream()
                 .flatMap(i -> i.getNames().stream()).collect(Collectors.toSet());
         assertTrue(onNode.contains(loopcsi.name()), loopcsi.name() + " on the node: " + onNode);
+        assertTrue(onNode.contains(loopcsiNative.name()), loopcsiNative.name() + " on the node: " + onNode);
         assertTrue(standIns.size() >= 3, "stand-ins for the sidecars: " + standIns.keySet());
         for (String standIn : standIns.keySet()) {
             assertTrue(onNode.contains(standIn), standIn + " on the node: " + onNode);
@@ -175,10 +179,11 @@ class ProductOnNodeE2E {
             return p != null && NODE.equals(p.getSpec().getNodeName()) ? p : null;
         });
         timing("node plugin pod scheduled after kubectl apply", t0);
-        await("node plugin's loopcsi container started from the built image", () -> {
+        // the pool's components run the native image (spec.runtime native, the default), the operator the JVM's
+        await("node plugin's loopcsi container started from the built native image", () -> {
             Pod p = kube.pods().inNamespace(NS).withName(node.getMetadata().getName()).get();
             failIfImageMissing(p);
-            return container(p, "loopcsi").filter(c -> loopcsi.id().equals(c.getImageID())).isPresent();
+            return container(p, "loopcsi").filter(c -> loopcsiNative.id().equals(c.getImageID())).isPresent();
         });
         timing("node plugin's loopcsi container created after kubectl apply", t0);
 
@@ -203,9 +208,9 @@ class ProductOnNodeE2E {
                 System.out.println("e2e: " + c.getName() + " (" + c.getImage() + "): " + log.strip().replace('\n', ' '));
             }
         }
-        await("controller's loopcsi container started from the built image", () -> container(
+        await("controller's loopcsi container started from the built native image", () -> container(
                 kube.pods().inNamespace(NS).withName(controller.getMetadata().getName()).get(), "loopcsi")
-                .filter(c -> loopcsi.id().equals(c.getImageID())).isPresent());
+                .filter(c -> loopcsiNative.id().equals(c.getImageID())).isPresent());
         timing("controller pod's containers created after kubectl apply", t0);
     }
 

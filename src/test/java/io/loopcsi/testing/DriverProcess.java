@@ -11,7 +11,8 @@ import csi.v1.ProbeRequest;
 import io.grpc.StatusRuntimeException;
 
 /**
- * The packaged driver (target/quarkus-app) as a separate process, as an operator would run it:
+ * The packaged driver (target/quarkus-app, or with LOOPCSI_RUNTIME=native the native executable
+ * through the launcher: {@link Runtimes}) as a separate process, as an operator would run it:
  * `standalone` on a unix socket in dir, pool in dir/pool. Tests kill it (SIGKILL, as a crash or
  * power cut), stop it (SIGTERM) and start it again on the same pool.
  */
@@ -83,17 +84,24 @@ public final class DriverProcess implements AutoCloseable {
     }
 
     private static List<String> command(String endpoint, Path pool, String umask, String... jvmProps) {
-        Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
-        if (!Files.exists(jar)) {
-            throw new IllegalStateException(jar + " is missing: process tests run after `package` (mvn verify)");
-        }
+        Runtimes.requireBuilt();
         List<String> cmd = new ArrayList<>();
         if (umask != null) {
             cmd.addAll(List.of("sh", "-c", "umask " + umask + " && exec \"$0\" \"$@\""));
         }
-        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC"));
-        cmd.addAll(List.of(jvmProps));
-        cmd.addAll(List.of("-jar", jar.toString(), "standalone", "--endpoint", endpoint,
+        if (Runtimes.isNative()) {
+            // the launcher runs the native executable (LOOPCSI_RUNTIME=native, inherited), which
+            // takes -Dkey=value before the role as the JVM does
+            cmd.addAll(List.of("bash", Runtimes.launcher().toString()));
+            cmd.addAll(List.of(jvmProps));
+            cmd.add("standalone");
+        } else {
+            Path jar = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC"));
+            cmd.addAll(List.of(jvmProps));
+            cmd.addAll(List.of("-jar", jar.toString(), "standalone"));
+        }
+        cmd.addAll(List.of("--endpoint", endpoint,
                 "--data-dir", pool.toString(), "--capacity", "20Gi", "--node-id", "it-node"));
         return cmd;
     }

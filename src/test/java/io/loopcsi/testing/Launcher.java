@@ -16,7 +16,9 @@ import io.grpc.StatusRuntimeException;
 
 /**
  * The packaged launcher ({@code ./loopcsi ROLE FLAGS...}) as a process, as the README, --help and
- * the operator's pod specs run it; its output goes to a log file in the test's directory.
+ * the operator's pod specs run it; its output goes to a log file in the test's directory. It runs
+ * the JVM build or, with LOOPCSI_RUNTIME=native in the environment, which it inherits, the native
+ * executable ({@link Runtimes}).
  */
 public final class Launcher implements AutoCloseable {
 
@@ -30,10 +32,8 @@ public final class Launcher implements AutoCloseable {
 
     /** Starts ./loopcsi with args and extra environment in logDir (its working directory); output to logDir/NAME.log. */
     public static Launcher start(Path logDir, String name, List<String> args, Map<String, String> env) throws IOException {
-        Path script = Path.of("loopcsi").toAbsolutePath();
-        if (!Files.exists(Path.of("target/quarkus-app/quarkus-run.jar"))) {
-            throw new IllegalStateException("target/quarkus-app is missing: process tests run after `package` (mvn verify)");
-        }
+        Path script = Runtimes.launcher();
+        Runtimes.requireBuilt();
         List<String> cmd = new ArrayList<>(List.of("bash", script.toString()));
         cmd.addAll(args);
         Files.createDirectories(logDir);

@@ -11,15 +11,21 @@ import io.fabric8.generator.annotation.Default;
 public class Images {
 
     public static final String LOOPCSI = "ghcr.io/loopcsi/loopcsi:0.1.0";
+    /** The native image of the same version (src/main/docker/Dockerfile.native): the pool's default (spec.runtime). */
+    public static final String LOOPCSI_NATIVE = LOOPCSI + "-native";
     public static final String PROVISIONER = "registry.k8s.io/sig-storage/csi-provisioner:v6.3.0";
     public static final String RESIZER = "registry.k8s.io/sig-storage/csi-resizer:v2.2.1";
     public static final String SNAPSHOTTER = "registry.k8s.io/sig-storage/csi-snapshotter:v8.6.0";
     public static final String NODE_DRIVER_REGISTRAR = "registry.k8s.io/sig-storage/csi-node-driver-registrar:v2.14.0";
     public static final String LIVENESS_PROBE = "registry.k8s.io/sig-storage/livenessprobe:v2.16.0";
 
-    @JsonPropertyDescription("The loopcsi image (controller and node roles).")
+    @JsonPropertyDescription("The loopcsi JVM image (controller and node roles with spec.runtime jvm).")
     @Default(LOOPCSI)
     private String loopcsi = LOOPCSI;
+
+    @JsonPropertyDescription("The loopcsi native image (controller and node roles with spec.runtime native, the default).")
+    @Default(LOOPCSI_NATIVE)
+    private String loopcsiNative = LOOPCSI_NATIVE;
 
     @Default(PROVISIONER)
     private String provisioner = PROVISIONER;
@@ -56,6 +62,14 @@ public class Images {
 
     public void setLoopcsi(String loopcsi) {
         this.loopcsi = loopcsi;
+    }
+
+    public String getLoopcsiNative() {
+        return loopcsiNative;
+    }
+
+    public void setLoopcsiNative(String loopcsiNative) {
+        this.loopcsiNative = loopcsiNative;
     }
 
     public String getProvisioner() {

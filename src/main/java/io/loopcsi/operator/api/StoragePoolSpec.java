@@ -63,6 +63,12 @@ public class StoragePoolSpec {
     @JsonPropertyDescription("Container images of the driver and its sidecars.")
     private Images images = new Images();
 
+    @JsonPropertyDescription("What the pool's controller and node components run: native (default: the native executable,"
+            + " images.loopcsiNative; a fraction of the JVM's start time and memory) or jvm (images.loopcsi). Changing it rolls"
+            + " the components over; volumes stay as they are, both read the same pool directories.")
+    @io.fabric8.generator.annotation.Default("native")
+    private PoolRuntime runtime = PoolRuntime.NATIVE;
+
     @JsonPropertyDescription("Requests and limits per role (controller, node, sidecars), each over that role's default; every"
             + " container has a memory limit. A limit below a request, or a memory limit below what the role needs, is refused"
             + " (Ready=False, InvalidResources) and the running components are left as they are.")
@@ -151,6 +157,14 @@ public class StoragePoolSpec {
 
     public void setDriverName(String driverName) {
         this.driverName = driverName;
+    }
+
+    public PoolRuntime getRuntime() {
+        return runtime;
+    }
+
+    public void setRuntime(PoolRuntime runtime) {
+        this.runtime = runtime;
     }
 
     public Images getImages() {

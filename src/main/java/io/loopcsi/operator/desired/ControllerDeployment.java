@@ -63,7 +63,7 @@ public final class ControllerDeployment {
         var sc = Sidecars.unprivileged();
         List<Container> containers = new ArrayList<>();
         containers.add(new ContainerBuilder().withName("loopcsi")
-                .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
+                .withImage(Sidecars.loopcsiImage(pool)).withImagePullPolicy(pull)
                 .withArgs("controller", "--endpoint", "unix://" + Sidecars.SOCKET, "--driver-name", pool.driverName(),
                         "--pool", pool.getMetadata().getName(), "--http-address", HTTP_ADDRESS)
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
-import io.loopcsi.operator.api.Images;
 import io.loopcsi.operator.api.StoragePool;
 
 /**
@@ -60,7 +59,6 @@ public final class NodeDaemonSet {
     }
 
     public static DaemonSet desired(StoragePool pool, String namespace) {
-        Images img = Sidecars.images(pool);
         String pull = Sidecars.pullPolicy(pool);
         SecurityContext privileged = new SecurityContextBuilder().withPrivileged(true).build();
         Map<String, String> selector = pool.getSpec().getNodeSelector();
@@ -80,7 +78,7 @@ public final class NodeDaemonSet {
                         : pool.getSpec().getTolerations())
                 // a node that cannot host the pool says why (kubectl describe pod: the doctor's verdict) instead of failing volumes later
                 .addNewInitContainer().withName("doctor")
-                .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
+                .withImage(Sidecars.loopcsiImage(pool)).withImagePullPolicy(pull)
                 .withArgs("doctor", "--data-dir", pool.backingDir(), "--capacity", pool.getSpec().getCapacityPerNode())
                 .withTerminationMessagePolicy("FallbackToLogsOnError")
                 .withVolumeMounts(mounts(pool))
@@ -88,7 +86,7 @@ public final class NodeDaemonSet {
                 .withSecurityContext(privileged)
                 .endInitContainer()
                 .addNewContainer().withName("loopcsi")
-                .withImage(Sidecars.orDefault(img.getLoopcsi(), Images.LOOPCSI)).withImagePullPolicy(pull)
+                .withImage(Sidecars.loopcsiImage(pool)).withImagePullPolicy(pull)
                 .withArgs(nodeArgs(pool))
                 .withEnv(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"), Sidecars.memoryLimitEnv("loopcsi"))
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()

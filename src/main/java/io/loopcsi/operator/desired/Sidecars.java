@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.loopcsi.operator.api.Images;
+import io.loopcsi.operator.api.PoolRuntime;
 import io.loopcsi.operator.api.StoragePool;
 
 /** Pieces shared by the controller Deployment and the node DaemonSet. */
@@ -34,6 +35,13 @@ final class Sidecars {
     static String pullPolicy(StoragePool pool) {
         Images.PullPolicy p = images(pool).getPullPolicy();
         return (p == null ? Images.PullPolicy.IfNotPresent : p).name();
+    }
+
+    /** The loopcsi image of the pool's spec.runtime: the native image unless the pool asks for the JVM. */
+    static String loopcsiImage(StoragePool pool) {
+        Images img = images(pool);
+        return pool.getSpec().getRuntime() == PoolRuntime.JVM ? orDefault(img.getLoopcsi(), Images.LOOPCSI)
+                : orDefault(img.getLoopcsiNative(), Images.LOOPCSI_NATIVE);
     }
 
     static String orDefault(String image, String fallback) {

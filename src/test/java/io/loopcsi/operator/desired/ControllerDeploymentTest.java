@@ -32,7 +32,7 @@ class ControllerDeploymentTest {
         assertEquals("/q/health/live", loopcsi.getLivenessProbe().getHttpGet().getPath());
         assertEquals("/q/health/ready", loopcsi.getReadinessProbe().getHttpGet().getPath());
         assertEquals("/tmp", loopcsi.getVolumeMounts().get(1).getMountPath(), "a writable /tmp under the read-only root");
-        assertEquals(Images.LOOPCSI, loopcsi.getImage());
+        assertEquals(Images.LOOPCSI_NATIVE, loopcsi.getImage(), "the native image by default");
         assertNotNull(pod.getVolumes().get(0).getEmptyDir());
         for (Container c : pod.getContainers()) {
             assertEquals("/csi", c.getVolumeMounts().get(0).getMountPath(), c.getName());
@@ -129,9 +129,26 @@ class ControllerDeploymentTest {
         p.getSpec().getImages().setResizer("example.org/resizer:1");
         p.getSpec().getResources().setController(new io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder()
                 .addToLimits("memory", new io.fabric8.kubernetes.api.model.Quantity("1Gi")).build());
+        p.getSpec().getImages().setLoopcsiNative("example.org/loopcsi:dev-native");
         var pod = ControllerDeployment.desired(p, "ns").getSpec().getTemplate().getSpec();
-        assertEquals("example.org/loopcsi:dev", pod.getContainers().get(0).getImage());
+        assertEquals("example.org/loopcsi:dev-native", pod.getContainers().get(0).getImage(), "spec.runtime native (default)");
         assertEquals("example.org/resizer:1", pod.getContainers().get(2).getImage());
         assertEquals("1Gi", pod.getContainers().get(0).getResources().getLimits().get("memory").toString());
+        p.getSpec().setRuntime(io.loopcsi.operator.api.PoolRuntime.JVM);
+        pod = ControllerDeployment.desired(p, "ns").getSpec().getTemplate().getSpec();
+        assertEquals("example.org/loopcsi:dev", pod.getContainers().get(0).getImage(), "spec.runtime jvm");
+    }
+
+    @Test
+    void theNodeComponentsRunTheSameRuntimeAsTheController() {
+        var p = Pools.minimal("p1");
+        for (var runtime : io.loopcsi.operator.api.PoolRuntime.values()) {
+            p.getSpec().setRuntime(runtime);
+            String controller = ControllerDeployment.desired(p, "ns").getSpec().getTemplate().getSpec().getContainers().get(0).getImage();
+            var node = NodeDaemonSet.desired(p, "ns").getSpec().getTemplate().getSpec();
+            assertEquals(runtime == io.loopcsi.operator.api.PoolRuntime.JVM ? Images.LOOPCSI : Images.LOOPCSI_NATIVE, controller);
+            assertEquals(controller, node.getContainers().get(0).getImage(), runtime.name());
+            assertEquals(controller, node.getInitContainers().get(0).getImage(), "doctor: " + runtime.name());
+        }
     }
 }

@@ -29,6 +29,9 @@ class ImageNamesTest {
     void theOperatorManifestAndThePoolDefaultsNameTheImageTheBuildMakes() throws IOException {
         String built = imageTheBuildMakes();
         assertEquals(built, Images.LOOPCSI, "StoragePool default (spec.images.loopcsi)");
+        Matcher nativeImage = Pattern.compile("(?m)^NATIVE_IMAGE \\?= \\$\\(IMAGE\\)(\\S+)$").matcher(Files.readString(Path.of("Makefile")));
+        assertTrue(nativeImage.find(), "NATIVE_IMAGE ?= $(IMAGE)... in the Makefile");
+        assertEquals(built + nativeImage.group(1), Images.LOOPCSI_NATIVE, "StoragePool default (spec.images.loopcsiNative)");
 
         JsonNode operator = operatorContainer();
         assertEquals(built, operator.get("image").asText(), "kubernetes/operator.yaml");

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -166,6 +168,11 @@ final class OlmBundle {
         for (String image : images.stream().distinct().toList()) {
             String repo = image.replaceFirst("[@:][^/]*$", "");
             String name = repo.substring(repo.lastIndexOf('/') + 1);
+            // a variant of the same repository (loopcsi:0.1.0-native beside loopcsi:0.1.0): named by its tag's suffix
+            Matcher variant = Pattern.compile(":[^-/@]+-([a-z0-9]+)$").matcher(image);
+            if (variant.find()) {
+                name += "-" + variant.group(1);
+            }
             String taken = byName.putIfAbsent(name, image);
             if (taken != null && !taken.equals(image)) {
                 throw new IllegalStateException("two related images named " + name + ": " + taken + ", " + image);
