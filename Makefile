@@ -61,7 +61,7 @@ bench: $(APP)
 	bash bench/run.sh
 
 # The native executable in target/native/ (./loopcsi runs it with LOOPCSI_RUNTIME=native). With
-# GraalVM/Mandrel's native-image, or docker/podman (Quarkus then builds in its Mandrel builder image),
+# GraalVM/Mandrel's native-image, or a running docker/podman engine (Quarkus then builds in its Mandrel builder image; a client without an engine does not count),
 # the official build: ./mvnw package -Dnative. Otherwise ../shared/tools/native-check --link (this
 # project's machines: GraalVM's image builder from Maven Central on Temurin 25, ~10-12 min, 7-8 GB;
 # the executable needs the JDK libraries it leaves in target/native/lib/ beside it).
@@ -70,7 +70,7 @@ NATIVE_CHECK ?= ../shared/tools/native-check
 native: $(NATIVE_EXE)
 
 $(NATIVE_EXE): $(SOURCES)
-	@if command -v native-image >/dev/null || command -v docker >/dev/null || command -v podman >/dev/null; then \
+	@if command -v native-image >/dev/null || docker info >/dev/null 2>&1 || podman info >/dev/null 2>&1; then \
 	  set -x; $(MVN) package -DskipTests -Dnative && rm -rf target/native && mkdir -p target/native \
 	    && cp target/loopcsi-$(VERSION)-runner $@; \
 	elif [ -f "$(NATIVE_CHECK)" ]; then set -x; bash "$(NATIVE_CHECK)" --link; \
