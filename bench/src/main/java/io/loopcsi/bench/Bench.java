@@ -57,6 +57,12 @@ public final class Bench {
     final int pageSize = Integer.parseInt(env("BENCH_PAGE", "100"));
     final String jdk25 = env("BENCH_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64");
     final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io,idle").split(","));
+    /**
+     * What ./loopcsi runs (LOOPCSI_RUNTIME, passed on to every driver it starts): jvm, or native
+     * (the executable of `make native`). Every row but the start modes measures that runtime; the
+     * start modes of the JVM (archives, JDKs) make no sense for native, which has one.
+     */
+    final String runtime = env("LOOPCSI_RUNTIME", "jvm");
     /** How long the idle driver is watched (BENCH_IDLE_SECONDS). */
     final int idleSeconds = Integer.parseInt(env("BENCH_IDLE_SECONDS", "60"));
     /** How long a started driver is left to finish starting (its pool summary, JIT) before it is watched. */
@@ -85,6 +91,7 @@ public final class Bench {
             throw new IllegalStateException("build first: make build");
         }
         warmClient();
+        row("0 runtime", "./loopcsi runs (LOOPCSI_RUNTIME)", runtime, "");
         if (only.contains("startup")) {
             guarded("startup", this::startup);
         }
@@ -145,6 +152,10 @@ public final class Bench {
     // ---- 1. start to first successful Probe -------------------------------------------------
 
     void startup(Path dir) throws Exception {
+        if (runtime.equals("native")) {
+            measure(dir, "native", null, "", false);
+            return;
+        }
         startMode(dir, "jdk17", null, "", null);
         startMode(dir, "jdk17+appcds", null, "-XX:SharedArchiveFile=" + dir.resolve("app17.jsa"),
                 "-XX:ArchiveClassesAtExit=" + dir.resolve("app17.jsa"));
