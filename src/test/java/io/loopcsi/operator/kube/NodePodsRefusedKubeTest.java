@@ -54,7 +54,9 @@ class NodePodsRefusedKubeTest {
             System.out.println("SKIPPED NodePodsRefusedKubeTest: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
         }
         assumeTrue(configured, "no test cluster");
-        Kubectl.ok("apply", "-k", "kubernetes/");
+        // server-side, as the OLM recipe's later `kubectl apply --server-side -f kubernetes/crds/` (OlmBundleKubeTest):
+        // a client-side apply first would own the CRDs' fields under another manager and make that one conflict
+        Kubectl.ok("apply", "--server-side", "--force-conflicts", "-k", "kubernetes/");
         admin = new KubernetesClientBuilder().build();
         await("CRD established", () -> admin.apiextensions().v1().customResourceDefinitions().withName("storagepools.loopcsi.io").get()
                 .getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));

@@ -259,13 +259,14 @@ public class StoragePoolOperatorKubeTest {
                     .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
         }
         Kubectl.ok("patch", "storagepool", POOL, "--type", "merge", "-p", """
-                {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
+                {"spec": {"images": {"loopcsiNative": "example.org/loopcsi:next-native"},
                           "storageClasses": [{"name": "loopcsi-xfs", "fsType": "xfs", "isDefault": true}],
                           "monitoring": {"grafanaDashboard": false}}}
                 """);
-        await("DaemonSet rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().daemonSets().inNamespace(NS)
+        // the pool's components run the native image unless spec.runtime says jvm
+        await("DaemonSet rolled to the new image", () -> "example.org/loopcsi:next-native".equals(admin.apps().daemonSets().inNamespace(NS)
                 .withName("loopcsi-local-node").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
-        await("Deployment rolled to the new image", () -> "example.org/loopcsi:next".equals(admin.apps().deployments().inNamespace(NS)
+        await("Deployment rolled to the new image", () -> "example.org/loopcsi:next-native".equals(admin.apps().deployments().inNamespace(NS)
                 .withName("loopcsi-local-controller").get().getSpec().getTemplate().getSpec().getContainers().get(0).getImage()));
         await("removed StorageClass deleted", () -> admin.storage().v1().storageClasses().withName("loopcsi-block").get() == null);
         await("dashboard ConfigMap removed when no longer asked for", () -> admin.configMaps().inNamespace(NS)
@@ -545,7 +546,7 @@ public class StoragePoolOperatorKubeTest {
 
         // a node limit below what the role runs in, and a sidecar limit below its request
         Kubectl.ok("patch", "storagepool", "sized", "--type", "merge", "-p", """
-                {"spec": {"images": {"loopcsi": "example.org/loopcsi:next"},
+                {"spec": {"images": {"loopcsiNative": "example.org/loopcsi:next-native"},
                           "resources": {"node": {"limits": {"memory": "100Mi"}},
                                         "sidecars": {"requests": {"memory": "64Mi"}, "limits": {"memory": "48Mi"}}}}}
                 """);
@@ -577,7 +578,7 @@ public class StoragePoolOperatorKubeTest {
         await("DaemonSet rolled with the mended limit and the image", () -> {
             var c = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-sized-node").get().getSpec().getTemplate().getSpec()
                     .getContainers().get(0);
-            return "512Mi".equals(c.getResources().getLimits().get("memory").toString()) && "example.org/loopcsi:next".equals(c.getImage());
+            return "512Mi".equals(c.getResources().getLimits().get("memory").toString()) && "example.org/loopcsi:next-native".equals(c.getImage());
         });
         await("Degraded cleared", () -> !Conditions.isTrue(admin.resources(StoragePool.class).withName("sized").get().getStatus()
                 .getConditions(), Conditions.DEGRADED));
