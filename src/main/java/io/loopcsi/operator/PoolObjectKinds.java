@@ -29,7 +29,7 @@ import io.loopcsi.operator.desired.VolumeSnapshotClassSpec;
  * Every kind of object a pool makes, with the reads and the one write the ownership record needs:
  * list (all namespaces), get one, and take the pool's owner reference off an object that is not
  * the pool's (so that Kubernetes' garbage collector keeps it when the pool goes). A kind the server
- * does not serve (no Prometheus Operator, no snapshot CRDs) lists nothing.
+ * does not serve (no Prometheus Operator, no snapshot CRDs, no VolumeAttributesClass API) lists nothing.
  */
 public final class PoolObjectKinds {
 
@@ -57,13 +57,19 @@ public final class PoolObjectKinds {
             generic(PrometheusRuleSpec.KIND, true, c -> Optional.of(monitoring(PrometheusRuleSpec.KIND, "prometheusrules"))),
             generic(VolumeSnapshotClassSpec.KIND, false, c -> SnapshotApiDiscovery.servedVersion(c)
                     .map(v -> new ResourceDefinitionContext.Builder().withGroup(VolumeSnapshotClassSpec.GROUP).withVersion(v)
-                            .withKind(VolumeSnapshotClassSpec.KIND).withPlural(VolumeSnapshotClassSpec.PLURAL).withNamespaced(false).build())));
+                            .withKind(VolumeSnapshotClassSpec.KIND).withPlural(VolumeSnapshotClassSpec.PLURAL).withNamespaced(false).build())),
+            gated(ClassApiDiscovery.GROUP_SNAPSHOT_CLASSES), gated(ClassApiDiscovery.VOLUME_ATTRIBUTES_CLASSES));
 
     private PoolObjectKinds() {
     }
 
     public static Optional<Kind> of(String kind) {
         return ALL.stream().filter(k -> k.kind().equals(kind)).findFirst();
+    }
+
+    /** A cluster-scoped class kind read in the newest version served, listing nothing where none is. */
+    private static Kind gated(ClassApiDiscovery api) {
+        return generic(api.kind(), false, c -> api.servedVersion(c).map(api::context));
     }
 
     private static ResourceDefinitionContext monitoring(String kind, String plural) {

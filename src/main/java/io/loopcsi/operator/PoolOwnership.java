@@ -16,6 +16,8 @@ import io.loopcsi.operator.desired.PoolNames;
 import io.loopcsi.operator.desired.PrometheusRuleSpec;
 import io.loopcsi.operator.desired.ServiceMonitorSpec;
 import io.loopcsi.operator.desired.StorageClasses;
+import io.loopcsi.operator.desired.VolumeAttributesClasses;
+import io.loopcsi.operator.desired.VolumeGroupSnapshotClassSpec;
 import io.loopcsi.operator.desired.VolumeSnapshotClassSpec;
 import io.loopcsi.operator.status.ManagedRecord;
 import io.loopcsi.operator.status.OwnershipCheck;
@@ -38,6 +40,8 @@ public final class PoolOwnership {
         all.add(ServiceMonitorSpec.desired(pool, ns));
         all.add(PrometheusRuleSpec.desired(pool, ns));
         all.add(VolumeSnapshotClassSpec.desired(pool, SnapshotApiDiscovery.V1));
+        all.addAll(VolumeGroupSnapshotClassSpec.desired(pool, VolumeGroupSnapshotClassSpec.VERSIONS.get(0)));
+        all.addAll(VolumeAttributesClasses.desired(pool, VolumeAttributesClasses.VERSIONS.get(0)));
         for (HasMetadata o : all) {
             out.put(ManagedRecord.key(o), o);
         }

@@ -53,6 +53,8 @@ import io.loopcsi.operator.dependents.NodeDaemonSetDependent;
 import io.loopcsi.operator.dependents.NodeServiceAccountDependent;
 import io.loopcsi.operator.dependents.ServiceMonitorApplier;
 import io.loopcsi.operator.dependents.StorageClassesDependent;
+import io.loopcsi.operator.dependents.VolumeAttributesClassesApplier;
+import io.loopcsi.operator.dependents.VolumeGroupSnapshotClassApplier;
 import io.loopcsi.operator.dependents.VolumeSnapshotClassApplier;
 import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ContainerResources;
@@ -82,7 +84,7 @@ import io.loopcsi.operator.status.UnsupportedNodes;
  * ({@link BackingDirConflict}) and names taken by objects the pool does not own (the
  * workflow would take them over with a forced server-side apply), (2) run the dependent
  * workflow (explicit invocation, so (1) can stop it), then the appliers of optional APIs
- * (ServiceMonitor, PrometheusRule, VolumeSnapshotClass), (3) compute status and record an Event
+ * (ServiceMonitor, PrometheusRule, VolumeSnapshotClass, VolumeGroupSnapshotClass, VolumeAttributesClasses), (3) compute status and record an Event
  * when Ready changes, (4) report lost nodes ({@link LostNodes}: status, an Event per newly lost node,
  * gauges) and act on deleted ones ({@link LostNodeRelease}).
  *
@@ -121,13 +123,17 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims" }, verbs = { "get", "list", "watch", "update", "patch", "delete" })
 @RBACRule(apiGroups = "", resources = { "persistentvolumeclaims/status" }, verbs = { "patch" })
 @RBACRule(apiGroups = "", resources = { "nodes", "pods" }, verbs = { "get", "list", "watch" })
-@RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments", "volumeattributesclasses" }, verbs = { "get", "list", "watch" })
+@RBACRule(apiGroups = "storage.k8s.io", resources = { "csinodes", "volumeattachments" }, verbs = { "get", "list", "watch" })
+// the pool's VolumeAttributesClasses (VolumeAttributesClassesApplier: server-side apply, delete when renamed)
+@RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattributesclasses", verbs = { "get", "list", "watch", "create", "patch", "delete" })
 @RBACRule(apiGroups = "storage.k8s.io", resources = "csistoragecapacities", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "snapshot.storage.k8s.io", resources = { "volumesnapshotclasses", "volumesnapshots", "volumesnapshotcontents" },
         verbs = { "get", "list", "watch", "create", "update", "delete", "patch" })
 @RBACRule(apiGroups = "snapshot.storage.k8s.io", resources = "volumesnapshotcontents/status", verbs = { "update", "patch" })
-@RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = { "volumegroupsnapshotclasses", "volumegroupsnapshotcontents" },
-        verbs = { "get", "list", "watch", "update", "patch" })
+@RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents", verbs = { "get", "list", "watch", "update", "patch" })
+// the pool's VolumeGroupSnapshotClass (VolumeGroupSnapshotClassApplier) as well as what csi-snapshotter reads
+@RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotclasses",
+        verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
@@ -165,6 +171,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     private final ServiceMonitorApplier serviceMonitor = new ServiceMonitorApplier();
     private final io.loopcsi.operator.dependents.PrometheusRuleApplier prometheusRule = new io.loopcsi.operator.dependents.PrometheusRuleApplier();
     private final VolumeSnapshotClassApplier snapshotClass = new VolumeSnapshotClassApplier();
+    private final VolumeGroupSnapshotClassApplier groupSnapshotClass = new VolumeGroupSnapshotClassApplier();
+    private final VolumeAttributesClassesApplier attributesClasses = new VolumeAttributesClassesApplier();
     private final PoolGauges gauges;
 
     /** Outside CDI (tests that run the reconciler in a plain JOSDK Operator): gauges in a registry of their own. */
@@ -198,6 +206,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         } else {
             List<String> foreign = new ArrayList<>(OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client))));
             snapshotClass.foreign(pool, client).ifPresent(foreign::add);
+            foreign.addAll(groupSnapshotClass.foreign(pool, client));
+            foreign.addAll(attributesClasses.foreign(pool, client));
             if (!foreign.isEmpty()) {
                 problemReason = "NameConflict";
                 problem = "not taking over objects this pool does not own: " + String.join(", ", foreign)
@@ -233,6 +243,16 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                     snapshotClass.reconcile(pool, client);
                 } catch (KubernetesClientException e) {
                     problem = "volume-snapshot-class: " + e.getMessage();
+                }
+                try {
+                    groupSnapshotClass.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "volume-group-snapshot-class: " + e.getMessage();
+                }
+                try {
+                    attributesClasses.reconcile(pool, client);
+                } catch (KubernetesClientException e) {
+                    problem = "volume-attributes-classes: " + e.getMessage();
                 }
             }
             if (problem != null) {
