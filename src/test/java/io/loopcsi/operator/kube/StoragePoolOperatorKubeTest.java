@@ -586,6 +586,101 @@ public class StoragePoolOperatorKubeTest {
         await("pool gone", () -> admin.resources(StoragePool.class).withName("sized").get() == null);
     }
 
+    /** external-snapshotter v8.6.0's CRDs (the release the 1.36 check ran): groupsnapshot.storage.k8s.io v1, v1beta2, v1beta1. */
+    static final Path SNAPSHOT_CRDS_V8_6 = Path.of("../shared/data/sidecars/external-snapshotter-v8.6.0/client/config/crd");
+    static final List<String> GROUP_SNAPSHOT_CRDS = List.of("volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots");
+
+    @Test
+    @Order(10)
+    void theClassesOfOptionalApisAppearWhereServedAndGoWithThePool() throws Exception {
+        assumeTrue(Files.isDirectory(SNAPSHOT_CRDS_V8_6), "external-snapshotter's CRDs in " + SNAPSHOT_CRDS_V8_6);
+        String v1 = "groupsnapshot.storage.k8s.io/v1";
+        // 1.20 serves no VolumeAttributesClass, and a CRD of that name in storage.k8s.io is Established but not
+        // served (the built-in group versions answer first): the operator must neither write one nor fail
+        Kubectl.apply("""
+                apiVersion: apiextensions.k8s.io/v1
+                kind: CustomResourceDefinition
+                metadata:
+                  name: volumeattributesclasses.storage.k8s.io
+                  annotations: {api-approved.kubernetes.io: "https://github.com/kubernetes/enhancements/pull/3780"}
+                spec:
+                  group: storage.k8s.io
+                  scope: Cluster
+                  names: {kind: VolumeAttributesClass, plural: volumeattributesclasses, singular: volumeattributesclass,
+                          listKind: VolumeAttributesClassList}
+                  versions:
+                    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+                    - {name: v1beta1, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}
+                """);
+        try {
+            await("VolumeAttributesClass CRD established", () -> admin.apiextensions().v1().customResourceDefinitions()
+                    .withName("volumeattributesclasses.storage.k8s.io").get().getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
+            Kubectl.apply("""
+                    apiVersion: loopcsi.io/v1alpha1
+                    kind: StoragePool
+                    metadata: {name: groups}
+                    spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi-groups}
+                    """);
+            StoragePool pool = await("pool without the optional APIs reconciled, not degraded", () -> {
+                StoragePool x = admin.resources(StoragePool.class).withName("groups").get();
+                return x.getStatus() != null && x.getStatus().getManagedObjects() != null
+                        && Conditions.find(x.getStatus().getConditions(), Conditions.DEGRADED).map(c -> "False".equals(c.getStatus())).orElse(false)
+                                ? x : null;
+            });
+            assertTrue(io.loopcsi.operator.ClassApiDiscovery.VOLUME_ATTRIBUTES_CLASSES.servedVersion(admin).isEmpty());
+            assertTrue(io.loopcsi.operator.ClassApiDiscovery.GROUP_SNAPSHOT_CLASSES.servedVersion(admin).isEmpty());
+            assertTrue(pool.getStatus().getManagedObjects().stream()
+                    .noneMatch(m -> m.getKind().equals("VolumeAttributesClass") || m.getKind().equals("VolumeGroupSnapshotClass")),
+                    pool.getStatus().getManagedObjects().toString());
+
+            // external-snapshotter's group snapshot CRDs as an admin installs them (--validate=false: their CEL rules are
+            // newer than 1.20's CRD schema, which drops them)
+            for (String crd : GROUP_SNAPSHOT_CRDS) {
+                Kubectl.ok("apply", "--validate=false", "-f", SNAPSHOT_CRDS_V8_6.resolve("groupsnapshot.storage.k8s.io_" + crd + ".yaml").toString());
+            }
+            var made = await("the class written in v1, the newest served", () -> admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass")
+                    .withName("groups-group-snapshots").get());
+            assertEquals("groups.loopcsi.io", made.getAdditionalProperties().get("driver"));
+            assertEquals("Delete", made.getAdditionalProperties().get("deletionPolicy"));
+            assertOwned(made.getMetadata().getOwnerReferences(), pool.getMetadata().getUid());
+            assertTrue(made.getMetadata().getManagedFields().stream().anyMatch(m -> "loopcsi-operator".equals(m.getManager())
+                    && v1.equals(m.getApiVersion())), "applied through v1: " + made.getMetadata().getManagedFields());
+            assertTrue(Kubectl.ok("get", "vgsclass").contains("groups-group-snapshots"), "what a user sees");
+            await("the class in the pool's record, by UID", () -> admin.resources(StoragePool.class).withName("groups").get().getStatus()
+                    .getManagedObjects().stream().anyMatch(m -> m.getKind().equals("VolumeGroupSnapshotClass")
+                            && m.getName().equals("groups-group-snapshots") && made.getMetadata().getUid().equals(m.getUid())) ? true : null);
+
+            // a user's copy (kubectl get -o yaml, renamed): listed as such, left alone when the pool goes
+            var copy = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("groups-group-snapshots").get();
+            copy.getMetadata().setName("groups-copy");
+            copy.getMetadata().setUid(null);
+            copy.getMetadata().setResourceVersion(null);
+            copy.getMetadata().setCreationTimestamp(null);
+            copy.getMetadata().setManagedFields(null);
+            Kubectl.create(io.fabric8.kubernetes.client.utils.Serialization.asYaml(copy));
+            await("the copy listed in status", () -> {
+                var c = admin.resources(StoragePool.class).withName("groups").get().getStatus().getUnmanagedCopies();
+                return c != null && c.contains("VolumeGroupSnapshotClass groups-copy") ? true : null;
+            });
+
+            Kubectl.ok("delete", "storagepool", "groups");
+            await("the class goes with the pool", () -> admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass")
+                    .withName("groups-group-snapshots").get() == null);
+            var kept = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("groups-copy").get();
+            assertNotNull(kept, "the copy is left alone");
+            assertTrue(kept.getMetadata().getOwnerReferences() == null || kept.getMetadata().getOwnerReferences().stream()
+                    .noneMatch(r -> pool.getMetadata().getUid().equals(r.getUid())), "the pool's owner reference taken off the copy");
+        } finally {
+            Kubectl.run("delete", "storagepool", "groups", "--ignore-not-found");
+            Kubectl.run("delete", "vgsclass", "groups-copy", "--ignore-not-found");
+            for (String crd : GROUP_SNAPSHOT_CRDS) {
+                Kubectl.run("delete", "crd", crd + ".groupsnapshot.storage.k8s.io", "--ignore-not-found");
+            }
+            Kubectl.run("delete", "crd", "volumeattributesclasses.storage.k8s.io", "--ignore-not-found");
+        }
+    }
+
     static void assertOwned(List<OwnerReference> refs, String uid) {
         assertTrue(refs != null && refs.stream().anyMatch(r -> uid.equals(r.getUid()) && "StoragePool".equals(r.getKind())), "owned by the pool: " + refs);
     }
