@@ -71,6 +71,8 @@ public class OwnObjectsOnlyKubeTest {
         KINDS.put("ServiceMonitor", "monitoring.coreos.com/v1");
         KINDS.put("PrometheusRule", "monitoring.coreos.com/v1");
         KINDS.put("VolumeSnapshotClass", "snapshot.storage.k8s.io/v1");
+        KINDS.put("VolumeGroupSnapshotClass", "groupsnapshot.storage.k8s.io/v1");
+        // VolumeAttributesClass: 1.20 serves none (nor a CRD of that name in storage.k8s.io), so it is not here
     }
 
     static KubernetesClient admin;
@@ -84,8 +86,13 @@ public class OwnObjectsOnlyKubeTest {
         boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
         assumeTrue(configured, "no test cluster: set LOOPCSI_KUBE_TEST=1 and KUBECONFIG (bash .ci/kube-test.sh)");
         assumeTrue(Files.isDirectory(SNAPSHOT_CRDS), "external-snapshotter's CRDs in " + SNAPSHOT_CRDS);
+        assumeTrue(Files.isDirectory(StoragePoolOperatorKubeTest.SNAPSHOT_CRDS_V8_6), "external-snapshotter's CRDs in "
+                + StoragePoolOperatorKubeTest.SNAPSHOT_CRDS_V8_6);
         Kubectl.ok("apply", "-k", "kubernetes/");
         Kubectl.ok("apply", "-f", SNAPSHOT_CRDS.toString());
+        for (String crd : StoragePoolOperatorKubeTest.GROUP_SNAPSHOT_CRDS) {
+            Kubectl.ok("apply", "--validate=false", "-f", groupSnapshotCrd(crd));
+        }
         for (String[] crd : List.of(new String[] { "ServiceMonitor", "servicemonitors" }, new String[] { "PrometheusRule", "prometheusrules" })) {
             Kubectl.apply("""
                     apiVersion: apiextensions.k8s.io/v1
@@ -105,7 +112,7 @@ public class OwnObjectsOnlyKubeTest {
         }
         admin = new KubernetesClientBuilder().build();
         for (String crd : List.of("storagepools.loopcsi.io", "servicemonitors.monitoring.coreos.com", "prometheusrules.monitoring.coreos.com",
-                "volumesnapshotclasses.snapshot.storage.k8s.io")) {
+                "volumesnapshotclasses.snapshot.storage.k8s.io", "volumegroupsnapshotclasses.groupsnapshot.storage.k8s.io")) {
             await(crd + " established", () -> admin.apiextensions().v1().customResourceDefinitions().withName(crd).get()
                     .getStatus().getConditions().stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
         }
@@ -135,6 +142,9 @@ public class OwnObjectsOnlyKubeTest {
                         .withName(c.getName())).delete();
             }
             Kubectl.run("delete", "-f", SNAPSHOT_CRDS.toString(), "--ignore-not-found");
+            for (String crd : StoragePoolOperatorKubeTest.GROUP_SNAPSHOT_CRDS) {
+                Kubectl.run("delete", "-f", groupSnapshotCrd(crd), "--ignore-not-found");
+            }
         }
         if (asOperator != null) {
             asOperator.close();
@@ -142,6 +152,11 @@ public class OwnObjectsOnlyKubeTest {
         if (admin != null) {
             admin.close();
         }
+    }
+
+    /** external-snapshotter v8.6.0's CRD of one group snapshot kind (its CEL rules are newer than 1.20: --validate=false). */
+    static String groupSnapshotCrd(String plural) {
+        return StoragePoolOperatorKubeTest.SNAPSHOT_CRDS_V8_6.resolve("groupsnapshot.storage.k8s.io_" + plural + ".yaml").toString();
     }
 
     static StoragePool pool() {
