@@ -664,6 +664,33 @@ public class StoragePoolOperatorKubeTest {
                 return c != null && c.contains("VolumeGroupSnapshotClass groups-copy") ? true : null;
             });
 
+            // a class at the name a pool wants that the pool did not make: never taken over (NameConflict), left alone
+            Kubectl.apply("""
+                    apiVersion: groupsnapshot.storage.k8s.io/v1
+                    kind: VolumeGroupSnapshotClass
+                    metadata: {name: late-group-snapshots}
+                    driver: someone.else.io
+                    deletionPolicy: Retain
+                    """);
+            Kubectl.apply("""
+                    apiVersion: loopcsi.io/v1alpha1
+                    kind: StoragePool
+                    metadata: {name: late}
+                    spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi-late}
+                    """);
+            StoragePool conflict = await("NameConflict for the group snapshot class", () -> {
+                StoragePool x = admin.resources(StoragePool.class).withName("late").get();
+                return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
+                        .map(c -> "NameConflict".equals(c.getReason())).orElse(false) ? x : null;
+            });
+            String message = Conditions.find(conflict.getStatus().getConditions(), Conditions.READY).orElseThrow().getMessage();
+            assertTrue(message.contains("VolumeGroupSnapshotClass late-group-snapshots"), message);
+            Kubectl.ok("delete", "storagepool", "late");
+            await("pool late gone", () -> admin.resources(StoragePool.class).withName("late").get() == null);
+            var theirs = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("late-group-snapshots").get();
+            assertEquals("someone.else.io", theirs.getAdditionalProperties().get("driver"), "theirs untouched");
+            assertEquals("Retain", theirs.getAdditionalProperties().get("deletionPolicy"));
+
             Kubectl.ok("delete", "storagepool", "groups");
             await("the class goes with the pool", () -> admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass")
                     .withName("groups-group-snapshots").get() == null);
@@ -673,7 +700,8 @@ public class StoragePoolOperatorKubeTest {
                     .noneMatch(r -> pool.getMetadata().getUid().equals(r.getUid())), "the pool's owner reference taken off the copy");
         } finally {
             Kubectl.run("delete", "storagepool", "groups", "--ignore-not-found");
-            Kubectl.run("delete", "vgsclass", "groups-copy", "--ignore-not-found");
+            Kubectl.run("delete", "storagepool", "late", "--ignore-not-found");
+            Kubectl.run("delete", "vgsclass", "groups-copy", "late-group-snapshots", "--ignore-not-found");
             for (String crd : GROUP_SNAPSHOT_CRDS) {
                 Kubectl.run("delete", "crd", crd + ".groupsnapshot.storage.k8s.io", "--ignore-not-found");
             }
