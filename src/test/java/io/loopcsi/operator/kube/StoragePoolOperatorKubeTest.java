@@ -634,18 +634,33 @@ public class StoragePoolOperatorKubeTest {
                     .noneMatch(m -> m.getKind().equals("VolumeAttributesClass") || m.getKind().equals("VolumeGroupSnapshotClass")),
                     pool.getStatus().getManagedObjects().toString());
 
+            // a release that serves the classes in v1beta1 only (v8.2): the class is written in v1beta1
+            var classesCrd = io.fabric8.kubernetes.client.utils.Serialization.unmarshal(Files.readString(SNAPSHOT_CRDS_V8_6
+                    .resolve("groupsnapshot.storage.k8s.io_volumegroupsnapshotclasses.yaml")),
+                    io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class);
+            classesCrd.getSpec().getVersions().forEach(v -> v.setServed("v1beta1".equals(v.getName())));
+            Kubectl.ok("apply", "--validate=false", "-f", Files.writeString(Files.createTempFile("vgsclass-crd", ".yaml"),
+                    io.fabric8.kubernetes.client.utils.Serialization.asYaml(classesCrd)).toString());
+            var beta = await("the class written in v1beta1, the only version served", () -> admin.genericKubernetesResources(
+                    "groupsnapshot.storage.k8s.io/v1beta1", "VolumeGroupSnapshotClass").withName("groups-group-snapshots").get());
+            assertEquals("groups.loopcsi.io", beta.getAdditionalProperties().get("driver"));
+            assertTrue(beta.getMetadata().getManagedFields().stream().anyMatch(m -> "loopcsi-operator".equals(m.getManager())
+                    && "groupsnapshot.storage.k8s.io/v1beta1".equals(m.getApiVersion())), "applied through v1beta1");
+
             // external-snapshotter's group snapshot CRDs as an admin installs them (--validate=false: their CEL rules are
             // newer than 1.20's CRD schema, which drops them)
             for (String crd : GROUP_SNAPSHOT_CRDS) {
                 Kubectl.ok("apply", "--validate=false", "-f", SNAPSHOT_CRDS_V8_6.resolve("groupsnapshot.storage.k8s.io_" + crd + ".yaml").toString());
             }
-            var made = await("the class written in v1, the newest served", () -> admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass")
-                    .withName("groups-group-snapshots").get());
+            var made = await("the class applied through v1, the newest served", () -> {
+                var c = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("groups-group-snapshots").get();
+                return c.getMetadata().getManagedFields().stream().anyMatch(m -> "loopcsi-operator".equals(m.getManager())
+                        && v1.equals(m.getApiVersion())) ? c : null;
+            });
+            assertEquals(beta.getMetadata().getUid(), made.getMetadata().getUid(), "the same class");
             assertEquals("groups.loopcsi.io", made.getAdditionalProperties().get("driver"));
             assertEquals("Delete", made.getAdditionalProperties().get("deletionPolicy"));
             assertOwned(made.getMetadata().getOwnerReferences(), pool.getMetadata().getUid());
-            assertTrue(made.getMetadata().getManagedFields().stream().anyMatch(m -> "loopcsi-operator".equals(m.getManager())
-                    && v1.equals(m.getApiVersion())), "applied through v1: " + made.getMetadata().getManagedFields());
             assertTrue(Kubectl.ok("get", "vgsclass").contains("groups-group-snapshots"), "what a user sees");
             await("the class in the pool's record, by UID", () -> admin.resources(StoragePool.class).withName("groups").get().getStatus()
                     .getManagedObjects().stream().anyMatch(m -> m.getKind().equals("VolumeGroupSnapshotClass")
