@@ -261,6 +261,15 @@ class TransferServiceTest {
         assertFalse(Files.exists(y.volumeImage(DST)), "nothing made for a refused transfer");
     }
 
+    @Test
+    void aDestinationOfAnotherSizeIsRefusedBeforeItsImageIsMade() throws Exception {
+        TransferServer server = serve(xKeys, service());
+        TransferException e = assertThrows(TransferException.class, () -> client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0,
+                y.root(), y.volumeImage(DST), 2 * SIZE, OWN_RANGES, null));
+        assertEquals(TransferException.Kind.INVALID, e.kind(), e.getMessage());
+        assertFalse(Files.exists(y.volumeImage(DST)), "no image made for a plan of another size");
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     TransferService service() {
