@@ -76,7 +76,8 @@ public final class CsiRbac {
             rule("loopcsi.io", "loopsnapshots/status", "update", "patch"),
             rule("loopcsi.io", "loopgroupsnapshots", "get", "list", "watch", "update", "patch"),
             rule("loopcsi.io", "loopgroupsnapshots/status", "update", "patch"),
-            rule("loopcsi.io", "looppoolnodes", "get", "create", "update", "patch"),
+            // list: the transfer server admits to a TLS handshake the certificates the pool's nodes published (PublishedPins)
+            rule("loopcsi.io", "looppoolnodes", "get", "list", "create", "update", "patch"),
             rule("loopcsi.io", "looppoolnodes/status", "update", "patch"),
             rule("loopcsi.io", "storagepools", "get"),
             // the transfer server (issue 35): the authorisations it serves, the peers' pinned certificates (their
