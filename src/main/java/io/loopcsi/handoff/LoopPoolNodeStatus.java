@@ -38,6 +38,9 @@ public class LoopPoolNodeStatus {
     private Integer snapshots = 0;
     @JsonPropertyDescription("When the node last wrote this status (RFC 3339); a stale heartbeat means the node is not serving.")
     private String heartbeatTime;
+    @JsonPropertyDescription("The SHA-256 (hex) of the certificate this node's transfer server presents, made at the node process' start;"
+            + " a peer pins it (docs/architecture.md, Transfer). Absent while the node serves no transfers.")
+    private String transferCertificateSha256;
     @JsonPropertyDescription("Volume and snapshot IDs on disk that no LoopVolume/LoopSnapshot names (kept, never deleted by loopcsi).")
     private List<String> unclaimed = new ArrayList<>();
     @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
@@ -161,6 +164,14 @@ public class LoopPoolNodeStatus {
 
     public void setHeartbeatTime(String heartbeatTime) {
         this.heartbeatTime = heartbeatTime;
+    }
+
+    public String getTransferCertificateSha256() {
+        return transferCertificateSha256;
+    }
+
+    public void setTransferCertificateSha256(String transferCertificateSha256) {
+        this.transferCertificateSha256 = transferCertificateSha256;
     }
 
     public List<String> getUnclaimed() {

@@ -49,6 +49,8 @@ final class CapacityPublisher implements AutoCloseable {
     private final ScheduledExecutorService timer;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private volatile String lastSummary;
+    /** The SHA-256 of the transfer server's certificate, published while it serves (null: it does not). */
+    private volatile String transferCertificate;
     private volatile Instant lastPublished;
     private final Path poolDir;
     /** What the orphan list file holds; a sentinel no audit equals, so the first audit of this process is written. */
@@ -78,6 +80,10 @@ final class CapacityPublisher implements AutoCloseable {
     }
 
     /** One publish in the caller's thread (a failure is logged; the heartbeat tries again). */
+    void transferCertificate(String sha256) {
+        this.transferCertificate = sha256;
+    }
+
     void publishNow() {
         publishQuietly();
     }
@@ -144,6 +150,7 @@ final class CapacityPublisher implements AutoCloseable {
         s.setMessage(summary);
         Instant now = Instant.now();
         s.setHeartbeatTime(now.toString());
+        s.setTransferCertificateSha256(transferCertificate);
         LoopPoolNode current = ensureObject();
         ObjectWrites.status(client, LoopPoolNode.class, current, s);
         lastPublished = now;

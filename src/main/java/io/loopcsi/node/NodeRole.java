@@ -112,6 +112,15 @@ public class NodeRole {
         // The capacity is written before kubelet learns of the driver: kubelet's registration updates
         // CSINode, on which csi-provisioner asks GetCapacity for the node at once, and a 0 it gets
         // then (no LoopPoolNode yet) is published by no release and asked again only a poll later.
+        Optional<String> transfers = nodeConfig.transferAddress().filter(a -> !a.isBlank());
+        if (transfers.isPresent()) {
+            TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engine, Path.of(config.dataDir()),
+                    nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
+                    nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
+                            "a transfer address needs the node pods' ServiceAccount and DaemonSet name")));
+            running.add(t);
+            publisher.transferCertificate(t.fingerprint());
+        }
         publisher.publishNow();
         publisher.start(heartbeat);
 

@@ -20,6 +20,18 @@ public interface NodeRoleConfig {
     @WithDefault("20s")
     Duration heartbeat();
 
+    /**
+     * Where the transfer server binds, host:port (issue 35; docs/architecture.md, "Transfer"). Unset:
+     * this node serves no transfers and publishes no certificate.
+     */
+    Optional<String> transferAddress();
+
+    /** The namespace of the pool's node pods, whose tokens the transfer server accepts (needed with transferAddress). */
+    Optional<String> transferNamespace();
+
+    /** The name of the pool's node ServiceAccount and DaemonSet (the operator gives both the same; needed with transferAddress). */
+    Optional<String> transferNodeAccount();
+
     /** How long a failed delete waits before the node tries again. */
     @WithDefault("10s")
     Duration retry();

@@ -137,9 +137,11 @@ import io.loopcsi.operator.status.UnsupportedNodes;
 @RBACRule(apiGroups = "groupsnapshot.storage.k8s.io", resources = "volumegroupsnapshotcontents/status", verbs = { "update", "patch" })
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "apps", resources = "replicasets", verbs = { "get" })
+// the node role's transfer server checks its callers' tokens (granted to the node pods)
+@RBACRule(apiGroups = "authentication.k8s.io", resources = "tokenreviews", verbs = { "create" })
 // the hand-off objects the pool's controller and node roles use (granted to them), and the
 // per-node capacity the operator sums into the pool's status
-@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes" },
+@RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes", "looptransfers" },
         verbs = { "get", "list", "watch", "create", "update", "patch", "delete" })
 @RBACRule(apiGroups = "loopcsi.io", resources = { "loopvolumes/status", "loopsnapshots/status", "loopgroupsnapshots/status",
         "looppoolnodes/status" },

@@ -51,7 +51,9 @@ public final class CsiRbac {
             rule("loopcsi.io", "loopvolumes", "get", "list", "watch", "create", "update", "patch", "delete"),
             rule("loopcsi.io", "loopsnapshots", "get", "list", "watch", "create", "update", "patch", "delete"),
             rule("loopcsi.io", "loopgroupsnapshots", "get", "list", "watch", "create", "update", "patch", "delete"),
-            rule("loopcsi.io", "looppoolnodes", "get", "list", "watch"));
+            rule("loopcsi.io", "looppoolnodes", "get", "list", "watch"),
+            // the authorisation of a transfer between nodes (issue 35), written before the intent that needs it
+            rule("loopcsi.io", "looptransfers", "get", "list", "watch", "create", "update", "patch", "delete"));
 
     /** Rules of the controller in the pool's namespace: leader election, capacity objects, its owner chain. */
     public static final List<PolicyRule> CONTROLLER_NAMESPACE_RULES = List.of(
@@ -74,9 +76,15 @@ public final class CsiRbac {
             rule("loopcsi.io", "loopsnapshots/status", "update", "patch"),
             rule("loopcsi.io", "loopgroupsnapshots", "get", "list", "watch", "update", "patch"),
             rule("loopcsi.io", "loopgroupsnapshots/status", "update", "patch"),
-            rule("loopcsi.io", "looppoolnodes", "get", "create", "update", "patch"),
+            // list: the transfer server admits to a TLS handshake the certificates the pool's nodes published (PublishedPins)
+            rule("loopcsi.io", "looppoolnodes", "get", "list", "create", "update", "patch"),
             rule("loopcsi.io", "looppoolnodes/status", "update", "patch"),
-            rule("loopcsi.io", "storagepools", "get"));
+            rule("loopcsi.io", "storagepools", "get"),
+            // the transfer server (issue 35): the authorisations it serves, the peers' pinned certificates (their
+            // LoopPoolNodes, read above), the caller's token (TokenReview) and the Pod the token is bound to
+            rule("loopcsi.io", "looptransfers", "get", "list", "watch"),
+            rule("authentication.k8s.io", "tokenreviews", "create"),
+            rule("", "pods", "get"));
 
     /**
      * Where OpenShift's SecurityContextConstraints are served, the node pods (privileged, hostPath,

@@ -53,7 +53,7 @@ public class LoopcsiBundle implements SharedCSVMetadata {
      */
     public static final List<String> INTERNAL_CRDS = List.of("loopvolumes.loopcsi.io", "loopsnapshots.loopcsi.io",
             "loopgroupsnapshots.loopcsi.io",
-            "looppoolnodes.loopcsi.io");
+            "looppoolnodes.loopcsi.io", "looptransfers.loopcsi.io");
 
     static final String DESCRIPTION = """
             loopcsi gives a cluster **local persistent volumes without dedicated disks or LVM**: each \

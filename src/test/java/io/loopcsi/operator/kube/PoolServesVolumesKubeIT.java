@@ -105,6 +105,7 @@ class PoolServesVolumesKubeIT {
     static final Map<String, Launcher> nodes = new HashMap<>();
     static final Map<String, PodProcess> nodePods = new HashMap<>();
     static final Map<String, Path> nodeKubeconfig = new HashMap<>();
+    static final Map<String, Integer> transferPorts = new HashMap<>();
     static Path controllerSocket;
     static long started;
     static final List<String> timings = new ArrayList<>();
@@ -199,7 +200,15 @@ class PoolServesVolumesKubeIT {
 
     static void startNode(String n) throws Exception {
         PodProcess pod = nodePods.get(n);
-        Launcher l = Launcher.start(root, n, pod.args(), env(pod, nodeKubeconfig.get(n)));
+        Map<String, String> env = env(pod, nodeKubeconfig.get(n));
+        // the transfer server (issue 35), opted into until the operator configures it
+        if (!transferPorts.containsKey(n)) {
+            transferPorts.put(n, Launcher.freePort());
+        }
+        env.put("LOOPCSI_NODE_TRANSFER_ADDRESS", "127.0.0.1:" + transferPorts.get(n));
+        env.put("LOOPCSI_NODE_TRANSFER_NAMESPACE", NS);
+        env.put("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT", "loopcsi-rt-node");
+        Launcher l = Launcher.start(root, n, pod.args(), env);
         nodes.put(n, l.awaitCsi(socketOf(n)));
         await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
     }
@@ -273,6 +282,46 @@ class PoolServesVolumesKubeIT {
         if (admin != null) {
             admin.close();
         }
+    }
+
+    @Test
+    @Order(0)
+    void eachNodeServesTransfersWithTheCertificateItPublishedAndAdmitsNoStranger() throws Exception {
+        java.util.Set<String> published = new java.util.HashSet<>();
+        for (String n : List.of("node-a", "node-b")) {
+            String pin = admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus().getTransferCertificateSha256();
+            assertTrue(pin != null && pin.matches("[0-9a-f]{64}"), n + " publishes its transfer certificate: " + pin);
+            published.add(pin);
+            java.security.cert.X509Certificate[] seen = new java.security.cert.X509Certificate[1];
+            javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
+            tls.init(null, new javax.net.ssl.TrustManager[] { new javax.net.ssl.X509TrustManager() {
+                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+                }
+
+                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String authType) {
+                    seen[0] = chain[0];
+                }
+
+                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                    return new java.security.cert.X509Certificate[0];
+                }
+            } }, null);
+            try (var s = (javax.net.ssl.SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", transferPorts.get(n))) {
+                s.setSoTimeout(10_000);
+                s.startHandshake();
+                s.getInputStream().read(); // TLS 1.3: the server's refusal of a client without a certificate comes after the handshake
+            } catch (java.io.IOException refused) {
+                // expected: this client presents no certificate
+            }
+            assertEquals(pin, io.loopcsi.transfer.tls.NodeKeys.fingerprintOf(seen[0]), n + " serves with the certificate it published");
+            var stranger = io.loopcsi.transfer.tls.NodeKeys.generate("stranger");
+            try (var c = new io.loopcsi.transfer.service.TransferClient("127.0.0.1", transferPorts.get(n), pin, stranger, null)) {
+                var e = org.junit.jupiter.api.Assertions.assertThrows(io.grpc.StatusRuntimeException.class, () -> c.fetch("t", "vol-x", 0,
+                        root, root.resolve("never.img"), 1 << 20, p -> null, null));
+                assertEquals(io.grpc.Status.Code.UNAVAILABLE, e.getStatus().getCode(), "a certificate no node published is refused: " + e);
+            }
+        }
+        assertEquals(2, published.size(), "each node has its own key pair");
     }
 
     @Test

@@ -32,7 +32,8 @@ class GeneratedManifestsIT {
 
     static final Path GENERATED = Path.of("target/kubernetes");
     static final List<String> CRDS = List.of("storagepools.loopcsi.io-v1.yml", "loopvolumes.loopcsi.io-v1.yml",
-            "loopsnapshots.loopcsi.io-v1.yml", "loopgroupsnapshots.loopcsi.io-v1.yml", "looppoolnodes.loopcsi.io-v1.yml");
+            "loopsnapshots.loopcsi.io-v1.yml", "loopgroupsnapshots.loopcsi.io-v1.yml", "looppoolnodes.loopcsi.io-v1.yml",
+            "looptransfers.loopcsi.io-v1.yml");
     static final Set<String> RBAC_KINDS = Set.of("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding");
     static final String RBAC_HEADER = "# Generated from the code by the build (QOSDK + quarkus-kubernetes): the operator's own RBAC.\n"
             + "# Do not edit: change the reconciler/dependents (or @RBACRule), then `make manifests`.\n";

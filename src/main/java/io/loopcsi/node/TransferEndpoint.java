@@ -1,0 +1,74 @@
+package io.loopcsi.node;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.loopcsi.engine.CommandRunner;
+import io.loopcsi.engine.PoolDirectory;
+import io.loopcsi.engine.VolumeEngine;
+import io.loopcsi.engine.VolumeProvider;
+import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.kube.LoopTransferGrants;
+import io.loopcsi.transfer.kube.PublishedPins;
+import io.loopcsi.transfer.kube.TokenReviewIdentity;
+import io.loopcsi.transfer.service.SourceImages;
+import io.loopcsi.transfer.service.TransferServer;
+import io.loopcsi.transfer.service.TransferService;
+import io.loopcsi.transfer.tls.NodeKeys;
+
+/**
+ * The node's transfer server (docs/architecture.md, "Transfer"): a key pair made now, the pool's
+ * volumes and snapshots on this node served to callers that the pool's LoopTransfers authorise and
+ * whose tokens and certificates name their node. The node publishes {@link #fingerprint} in its
+ * LoopPoolNode, where peers find the certificate to pin.
+ */
+final class TransferEndpoint implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(TransferEndpoint.class);
+    /** xfs_io's walk of an image's extents: seconds even for a large, fragmented image. */
+    private static final Duration COMMANDS = Duration.ofMinutes(5);
+
+    private final TransferServer server;
+    private final NodeKeys keys;
+
+    private TransferEndpoint(TransferServer server, NodeKeys keys) {
+        this.server = server;
+        this.keys = keys;
+    }
+
+    static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
+            String nodeAccount) throws IOException {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalStateException("the transfer address " + address + " is not host:port");
+        }
+        String host = address.substring(0, colon);
+        int port = Integer.parseInt(address.substring(colon + 1));
+        PoolDirectory dir = engine instanceof VolumeEngine v ? v.pool() : new PoolDirectory(dataDir);
+        NodeKeys keys = NodeKeys.generate(engine.nodeId());
+        TransferService service = new TransferService(engine.nodeId(), new SourceImages(dir), new LoopTransferGrants(client, pool),
+                new TokenReviewIdentity(client, pool, namespace, nodeAccount, nodeAccount), new AllocatedRanges(new CommandRunner(COMMANDS)),
+                Clock.systemUTC());
+        TransferServer server = TransferServer.start(host, port, keys, new PublishedPins(client, pool), service);
+        LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s", pool, host, server.port(), keys.fingerprint());
+        return new TransferEndpoint(server, keys);
+    }
+
+    String fingerprint() {
+        return keys.fingerprint();
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

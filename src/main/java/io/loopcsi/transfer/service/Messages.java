@@ -1,0 +1,57 @@
+package io.loopcsi.transfer.service;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.google.protobuf.ByteString;
+
+import io.loopcsi.transfer.Chunk;
+import io.loopcsi.transfer.Range;
+import io.loopcsi.transfer.RangeList;
+import io.loopcsi.transfer.Segment;
+import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.v1.ChunkMessage;
+import io.loopcsi.transfer.v1.DataRange;
+import io.loopcsi.transfer.v1.PlanReply;
+
+/** The wire form of the core's records and back; what comes in is checked by the records' own rules (TransferPlan, RangeList). */
+final class Messages {
+
+    private Messages() {
+    }
+
+    static PlanReply toWire(TransferPlan p) {
+        PlanReply.Builder b = PlanReply.newBuilder().setTransferId(p.transferId()).setSource(p.source()).setSize(p.size())
+                .setChunkSize(p.chunkSize()).setDigest(p.digest());
+        for (Range r : p.ranges().ranges()) {
+            b.addRanges(DataRange.newBuilder().setOffset(r.offset()).setLength(r.length()));
+        }
+        return b.build();
+    }
+
+    /** The plan the source announced; INVALID when it breaks the plan's rules (ranges, chunk size, digest form). */
+    static TransferPlan fromWire(PlanReply p) {
+        List<Range> ranges = new ArrayList<>(p.getRangesCount());
+        for (DataRange r : p.getRangesList()) {
+            ranges.add(new Range(r.getOffset(), r.getLength()));
+        }
+        return new TransferPlan(p.getTransferId(), p.getSource(), p.getSize(), p.getChunkSize(), RangeList.of(p.getSize(), ranges),
+                p.getDigest());
+    }
+
+    static ChunkMessage toWire(Chunk c) {
+        ChunkMessage.Builder b = ChunkMessage.newBuilder().setIndex(c.index()).setHash(ByteString.copyFrom(c.hash()));
+        for (Segment s : c.segments()) {
+            b.addSegments(io.loopcsi.transfer.v1.Segment.newBuilder().setOffset(s.offset()).setData(ByteString.copyFrom(s.data())));
+        }
+        return b.build();
+    }
+
+    static Chunk fromWire(ChunkMessage m) {
+        List<Segment> segments = new ArrayList<>(m.getSegmentsCount());
+        for (io.loopcsi.transfer.v1.Segment s : m.getSegmentsList()) {
+            segments.add(new Segment(s.getOffset(), s.getData().toByteArray()));
+        }
+        return new Chunk(m.getIndex(), segments, m.getHash().toByteArray());
+    }
+}

@@ -1,0 +1,161 @@
+package io.loopcsi.transfer.service;
+
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import javax.net.ssl.SSLException;
+
+import io.grpc.CallCredentials;
+import io.grpc.Context;
+import io.grpc.ManagedChannel;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
+import io.loopcsi.transfer.ImageReceiver;
+import io.loopcsi.transfer.RangeList;
+import io.loopcsi.transfer.TransferException;
+import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.tls.NodeKeys;
+import io.loopcsi.transfer.tls.PinnedTrustManager;
+import io.loopcsi.transfer.v1.ChunkMessage;
+import io.loopcsi.transfer.v1.ChunksRequest;
+import io.loopcsi.transfer.v1.PlanRequest;
+import io.loopcsi.transfer.v1.TransferGrpc;
+
+/**
+ * The destination node's side: fetches a transfer from the source node into the destination's own
+ * image through {@link ImageReceiver}, which checks every chunk and records the progress.
+ *
+ * <p>One {@link #fetch} is one attempt: the plan, then the chunks from the first one not recorded
+ * (0, or where an earlier attempt stopped), then the digest of what was written compared with the
+ * plan's. A cut (the network, the source's restart) ends the attempt with the source's status
+ * (UNAVAILABLE, ...) after the chunks written so far are synced and recorded, so the next attempt
+ * goes on from there. What the destination refuses ends it with a {@link TransferException}: a
+ * chunk that breaks the plan (INVALID) or its hash (MISMATCH), of which nothing is written; a
+ * digest that differs at the end (MISMATCH): the image and the progress are deleted.
+ */
+public final class TransferClient implements AutoCloseable {
+
+    /** The largest chunk (64 MiB) and its framing. */
+    static final int MAX_MESSAGE = (64 << 20) + (1 << 20);
+
+    /** What an attempt did: the content's digest, where it started and the data bytes it received. */
+    public record Result(String digest, long fromChunk, long bytesReceived) {
+    }
+
+    /** Called after each chunk is written, with the chunk's index and its data bytes (progress, tests). */
+    @FunctionalInterface
+    public interface Progress {
+        void chunk(long index, long bytes);
+    }
+
+    private final ManagedChannel channel;
+    private final TransferGrpc.TransferBlockingStub stub;
+
+    /**
+     * A client of the source node at host:port, which must present the certificate of
+     * {@code serverPin} (SHA-256); the client presents its own {@code keys}, and {@code credentials}
+     * (the caller's token, or null) go with every call.
+     */
+    public TransferClient(String host, int port, String serverPin, NodeKeys keys, CallCredentials credentials) {
+        try {
+            var tls = GrpcSslContexts.forClient()
+                    .keyManager(keys.privateKey(), keys.certificate())
+                    .trustManager(new PinnedTrustManager(() -> Set.of(serverPin), "the source node"))
+                    .build();
+            this.channel = NettyChannelBuilder.forAddress(host, port).sslContext(tls).maxInboundMessageSize(MAX_MESSAGE).build();
+        } catch (SSLException e) {
+            throw new IllegalStateException("cannot set up TLS for the transfer client: " + e.getMessage(), e);
+        }
+        TransferGrpc.TransferBlockingStub s = TransferGrpc.newBlockingStub(channel);
+        this.stub = credentials == null ? s : s.withCallCredentials(credentials);
+    }
+
+    /**
+     * Fetches the transfer of {@code source} into {@code image} (made here if the progress in
+     * {@code dataDir} does not go on with it), which must be {@code expectedSize} bytes.
+     * {@code ownRanges} gives the data ranges of the written image for the final digest.
+     */
+    public Result fetch(String transferId, String source, int chunkSize, Path dataDir, Path image, long expectedSize,
+            Function<Path, RangeList> ownRanges, Progress progress) {
+        TransferPlan plan = Messages.fromWire(stub.plan(PlanRequest.newBuilder().setTransferId(transferId).setSource(source)
+                .setChunkSize(chunkSize).build()));
+        if (!plan.transferId().equals(transferId) || !plan.source().equals(source)) {
+            throw new TransferException(TransferException.Kind.INVALID, "the source node answered the plan of " + plan.transferId() + " of "
+                    + plan.source() + " to a request for " + transferId + " of " + source);
+        }
+        ImageReceiver receiver = ImageReceiver.open(dataDir, image, plan, expectedSize);
+        long from = receiver.nextChunk();
+        long received = 0;
+        try {
+            if (from < plan.chunks()) {
+                received = receive(receiver, plan, from, progress);
+            }
+        } catch (RuntimeException e) {
+            try {
+                receiver.checkpoint(); // what was written and checked is kept: the next attempt goes on from here
+            } finally {
+                receiver.close();
+            }
+            throw e;
+        }
+        try {
+            String digest = receiver.finish(ownRanges.apply(image));
+            receiver.close();
+            return new Result(digest, from, received);
+        } catch (TransferException e) {
+            if (e.kind() == TransferException.Kind.MISMATCH) {
+                receiver.abandon();
+            } else {
+                receiver.close();
+            }
+            throw e;
+        }
+    }
+
+    private long receive(ImageReceiver receiver, TransferPlan plan, long from, Progress progress) {
+        long received = 0;
+        long expect = from;
+        // a cancellable context: a chunk refused here ends the stream at once instead of leaving the source sending
+        Context.CancellableContext ctx = Context.current().withCancellation();
+        Context previous = ctx.attach();
+        try {
+            Iterator<ChunkMessage> it = stub.chunks(ChunksRequest.newBuilder().setTransferId(plan.transferId()).setSource(plan.source())
+                    .setFromChunk(from).setDigest(plan.digest()).build());
+            while (it.hasNext()) {
+                ChunkMessage m = it.next();
+                if (m.getIndex() != expect) {
+                    throw new TransferException(TransferException.Kind.INVALID, "transfer " + plan.transferId() + ": the source sent chunk "
+                            + m.getIndex() + " where chunk " + expect + " was due; nothing of it written");
+                }
+                var chunk = Messages.fromWire(m);
+                receiver.accept(chunk);
+                received += chunk.dataBytes();
+                if (progress != null) {
+                    progress.chunk(m.getIndex(), chunk.dataBytes());
+                }
+                expect++;
+            }
+        } finally {
+            ctx.detach(previous);
+            ctx.cancel(null);
+        }
+        if (expect != plan.chunks()) {
+            throw new TransferException(TransferException.Kind.INVALID, "transfer " + plan.transferId() + ": the source ended the stream at chunk "
+                    + expect + " of " + plan.chunks());
+        }
+        return received;
+    }
+
+    @Override
+    public void close() {
+        channel.shutdownNow();
+        try {
+            channel.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package io.loopcsi.transfer.service;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jboss.logging.Logger;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.ImageSource;
+import io.loopcsi.transfer.TransferException;
+import io.loopcsi.transfer.TransferGrant;
+import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.v1.ChunkMessage;
+import io.loopcsi.transfer.v1.ChunksRequest;
+import io.loopcsi.transfer.v1.PlanReply;
+import io.loopcsi.transfer.v1.PlanRequest;
+import io.loopcsi.transfer.v1.TransferGrpc;
+
+/**
+ * The source node's side of the transfer protocol (docs/architecture.md, "Transfer"). It only
+ * reads: a source image is opened read-only and nothing is written anywhere.
+ *
+ * <p>Every call is checked in this order, and refused at the first rule broken, logged with the
+ * caller: the caller's node ({@link CallerIdentity}, PERMISSION_DENIED), the authorisation of the
+ * transfer for that node and this source now ({@link TransferGrant#check}, PERMISSION_DENIED: an
+ * unknown transfer ID is one no authorisation names), the source's image on this node (NOT_FOUND).
+ * A transfer's plan is made once (one pass over the data) and kept in memory for the process' life;
+ * {@code Chunks} serves only a plan made here, of the digest the caller holds (else NOT_FOUND or
+ * FAILED_PRECONDITION: the caller asks {@code Plan} again, and starts over if it changed).
+ */
+public final class TransferService extends TransferGrpc.TransferImplBase {
+
+    private static final Logger LOG = Logger.getLogger(TransferService.class);
+
+    private final String nodeName;
+    private final SourceImages sources;
+    private final Grants grants;
+    private final CallerIdentity identity;
+    private final AllocatedRanges ranges;
+    private final Clock clock;
+    private final Map<String, Held> plans = new ConcurrentHashMap<>();
+
+    private record Held(TransferPlan plan, Path image) {
+    }
+
+    public TransferService(String nodeName, SourceImages sources, Grants grants, CallerIdentity identity, AllocatedRanges ranges, Clock clock) {
+        this.nodeName = nodeName;
+        this.sources = sources;
+        this.grants = grants;
+        this.identity = identity;
+        this.ranges = ranges;
+        this.clock = clock;
+    }
+
+    @Override
+    public void plan(PlanRequest req, StreamObserver<PlanReply> out) {
+        try {
+            Path image = authorise(req.getTransferId(), req.getSource());
+            int chunkSize = req.getChunkSize() == 0 ? TransferPlan.DEFAULT_CHUNK : req.getChunkSize();
+            Held held = plans.compute(req.getTransferId(), (id, old) -> {
+                if (old != null && old.image().equals(image) && old.plan().chunkSize() == chunkSize) {
+                    return old;
+                }
+                try (ImageSource s = ImageSource.plan(id, req.getSource(), image, ranges.of(image), chunkSize)) {
+                    return new Held(s.plan(), image);
+                }
+            });
+            out.onNext(Messages.toWire(held.plan()));
+            out.onCompleted();
+        } catch (RuntimeException e) {
+            out.onError(statusOf(e, "Plan", req.getTransferId()));
+        }
+    }
+
+    @Override
+    public void chunks(ChunksRequest req, StreamObserver<ChunkMessage> responses) {
+        ServerCallStreamObserver<ChunkMessage> out = (ServerCallStreamObserver<ChunkMessage>) responses;
+        ImageSource source;
+        long from = req.getFromChunk();
+        try {
+            Path image = authorise(req.getTransferId(), req.getSource());
+            Held held = plans.get(req.getTransferId());
+            if (held == null || !held.image().equals(image)) {
+                throw Status.NOT_FOUND.withDescription("no plan of transfer " + req.getTransferId() + " on node " + nodeName
+                        + " (it restarted?): ask Plan first").asRuntimeException();
+            }
+            if (!held.plan().digest().equals(req.getDigest())) {
+                throw Status.FAILED_PRECONDITION.withDescription("transfer " + req.getTransferId() + ": the source's plan has digest "
+                        + held.plan().digest() + ", the caller holds " + req.getDigest() + "; ask Plan again").asRuntimeException();
+            }
+            long chunks = held.plan().chunks();
+            if (from < 0 || from > chunks) {
+                throw new TransferException(TransferException.Kind.INVALID, "chunk " + req.getFromChunk() + " is outside transfer "
+                        + req.getTransferId() + " (" + chunks + " chunks)");
+            }
+            source = ImageSource.open(image, held.plan());
+        } catch (RuntimeException e) {
+            out.onError(statusOf(e, "Chunks", req.getTransferId()));
+            return;
+        }
+        Pump pump = new Pump(out, source, from, req.getTransferId());
+        out.setOnCancelHandler(pump::stop);
+        out.setOnReadyHandler(pump);
+        pump.run();
+    }
+
+    /**
+     * Sends chunks while the transport can take them, and goes on when it can again (onReady): a
+     * slow destination never makes the source read ahead and buffer the image in memory. Its
+     * callbacks run one at a time (grpc-java serialises a call's callbacks), never in parallel.
+     */
+    private final class Pump implements Runnable {
+        private final ServerCallStreamObserver<ChunkMessage> out;
+        private final ImageSource source;
+        private final String transferId;
+        private long next;
+        private boolean ended;
+
+        Pump(ServerCallStreamObserver<ChunkMessage> out, ImageSource source, long from, String transferId) {
+            this.out = out;
+            this.source = source;
+            this.next = from;
+            this.transferId = transferId;
+        }
+
+        @Override
+        public void run() {
+            if (ended) {
+                return;
+            }
+            try {
+                long chunks = source.plan().chunks();
+                while (next < chunks && out.isReady() && !out.isCancelled()) {
+                    out.onNext(Messages.toWire(source.read(next++)));
+                }
+                if (next == chunks) {
+                    stop();
+                    out.onCompleted();
+                }
+            } catch (RuntimeException e) {
+                stop();
+                if (!out.isCancelled()) {
+                    out.onError(statusOf(e, "Chunks", transferId));
+                }
+            }
+        }
+
+        void stop() {
+            ended = true;
+            source.close();
+        }
+    }
+
+    /** Forgets a transfer's plan (its authorisation ended). */
+    public void forget(String transferId) {
+        plans.remove(transferId);
+    }
+
+    private Path authorise(String transferId, String source) {
+        Caller caller = Caller.KEY.get();
+        if (caller == null) {
+            throw new TransferException(TransferException.Kind.DENIED, "the call came without a client certificate");
+        }
+        String callerNode = identity.nodeOf(caller);
+        TransferGrant.check(grants.find(transferId).orElse(null), transferId, source, nodeName, callerNode, clock.instant());
+        return sources.imageOf(source).orElseThrow(() -> Status.NOT_FOUND.withDescription("source " + source + " of transfer "
+                + transferId + " is not on node " + nodeName).asRuntimeException());
+    }
+
+    private StatusRuntimeException statusOf(RuntimeException e, String call, String transferId) {
+        Caller caller = Caller.KEY.get();
+        String who = caller == null ? "an unidentified caller" : "the caller with certificate " + caller.certificateFingerprint();
+        if (e instanceof TransferException t) {
+            if (t.kind() == TransferException.Kind.DENIED) {
+                LOG.warnf("transfer %s: %s refused to %s: %s", transferId, call, who, t.getMessage());
+            } else if (t.kind() == TransferException.Kind.STATE) {
+                LOG.errorf(t, "transfer %s: %s failed on node %s", transferId, call, nodeName);
+            }
+            return TransferStatus.of(t);
+        }
+        if (e instanceof StatusRuntimeException s) {
+            LOG.debugf("transfer %s: %s answered %s to %s", transferId, call, s.getStatus(), who);
+            return s;
+        }
+        LOG.errorf(e, "transfer %s: %s failed on node %s", transferId, call, nodeName);
+        return Status.INTERNAL.withDescription(call + " of transfer " + transferId + " failed on node " + nodeName + ": " + e)
+                .asRuntimeException();
+    }
+}
