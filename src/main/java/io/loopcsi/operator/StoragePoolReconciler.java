@@ -166,6 +166,8 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     public static final String CLASSES_KEPT = "StorageClassesKept";
     /** Event reason: an object carries the pool's marks but is not the pool's. */
     public static final String UNMANAGED_COPY = "UnmanagedCopy";
+    /** Condition: an optional class (group snapshot, attributes) of the pool's name exists and is not the pool's. */
+    public static final String CLASSES_SKIPPED = "ClassesSkipped";
     private static final Duration RECHECK = Duration.ofSeconds(30);
     private static final Duration PROBLEM_RECHECK = Duration.ofSeconds(10);
     private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
@@ -208,8 +210,6 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         } else {
             List<String> foreign = new ArrayList<>(OwnershipCheck.foreign(client, pool, namedObjects(pool, ns, Discovery.clusterInfo(client))));
             snapshotClass.foreign(pool, client).ifPresent(foreign::add);
-            foreign.addAll(groupSnapshotClass.foreign(pool, client));
-            foreign.addAll(attributesClasses.foreign(pool, client));
             if (!foreign.isEmpty()) {
                 problemReason = "NameConflict";
                 problem = "not taking over objects this pool does not own: " + String.join(", ", foreign)
@@ -279,6 +279,9 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         StoragePoolStatus next = PoolStatus.compute(pool, previous, new PoolStatus.Observed(controller, nodes, volumes, problemReason, problem,
                 reports, unsupportedNodes(client, ns, pool), lost, nodePodsRefused(client, ns, nodes).orElse(null)), now);
         recordOwnership(client, pool, ns, previous, next, now);
+        if (problem == null) {
+            recordSkippedClasses(client, pool, next, now);
+        }
         recordTransition(client, pool, previous, next);
         actOnLostNodes(client, pool, previous, lost, lostInputs);
         gauges.orphans(pool.getMetadata().getName(), next.getOrphans());
@@ -289,6 +292,28 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 problemReason);
         pool.setStatus(next);
         return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
+    }
+
+    /**
+     * The optional classes (VolumeGroupSnapshotClass, VolumeAttributesClasses) at the pool's names that
+     * someone else made: not made, not blocking (see GatedClassApplier), named in ClassesSkipped.
+     */
+    private void recordSkippedClasses(KubernetesClient client, StoragePool pool, StoragePoolStatus next, Instant now) {
+        Long gen = pool.getMetadata().getGeneration();
+        try {
+            List<String> skipped = new ArrayList<>(groupSnapshotClass.foreign(pool, client));
+            skipped.addAll(attributesClasses.foreign(pool, client));
+            if (!skipped.isEmpty()) {
+                next.setConditions(Conditions.set(next.getConditions(), CLASSES_SKIPPED, true, "NotOwned", "not made, because an object"
+                        + " this pool did not make has the name: " + String.join(", ", skipped)
+                        + "; theirs is left as it is (delete it and the pool makes its own)", gen, now));
+            } else if (Conditions.find(next.getConditions(), CLASSES_SKIPPED).isPresent()) {
+                next.setConditions(Conditions.set(next.getConditions(), CLASSES_SKIPPED, false, "AllMade",
+                        "every optional class of the pool is made where its API is served", gen, now));
+            }
+        } catch (KubernetesClientException e) {
+            LOG.warnf("StoragePool %s: cannot read its optional classes (%s)", pool.getMetadata().getName(), e.getMessage());
+        }
     }
 
     /**

@@ -28,8 +28,11 @@ import io.loopcsi.operator.status.OwnershipCheck;
  * nothing fails. Not a JOSDK dependent for the reason {@link CrdGatedApplier} gives. As
  * {@link VolumeSnapshotClassApplier}: applied server-side with the pool's owner reference (Kubernetes
  * deletes them with the pool); a class of the kind that the pool recorded ({@link ManagedRecord}) but no
- * longer wants is deleted, never one that only carries the pool's marks; and the reconciler checks
- * {@link #foreign} first, so a class of a wanted name the pool does not own is never applied over.
+ * longer wants is deleted, never one that only carries the pool's marks. A class at a wanted name that the
+ * pool does not own is never applied over: it is skipped, and the reconciler reports {@link #foreign} in
+ * the ClassesSkipped condition without stopping the pool. Unlike the other kinds, which stop it with
+ * NameConflict: these kinds arrived in an upgrade, after users had written such classes by hand (the
+ * README told them to), and one of them at the pool's name must not stop the pool's workloads.
  */
 abstract class GatedClassApplier {
 
@@ -69,6 +72,10 @@ abstract class GatedClassApplier {
             var classes = classes(client, version.get());
             List<GenericKubernetesResource> applied = new ArrayList<>();
             for (GenericKubernetesResource d : wanted) {
+                GenericKubernetesResource actual = classes.withName(d.getMetadata().getName()).get();
+                if (actual != null && !OwnershipCheck.ownedBy(actual, pool)) {
+                    continue; // someone else's: reported by foreign(), never applied over
+                }
                 d.getMetadata().setOwnerReferences(List.of(new OwnerReferenceBuilder().withApiVersion(pool.getApiVersion())
                         .withKind(pool.getKind()).withName(pool.getMetadata().getName()).withUid(pool.getMetadata().getUid())
                         .withController(true).withBlockOwnerDeletion(false).build()));

@@ -679,7 +679,8 @@ public class StoragePoolOperatorKubeTest {
                 return c != null && c.contains("VolumeGroupSnapshotClass groups-copy") ? true : null;
             });
 
-            // a class at the name a pool wants that the pool did not make: never taken over (NameConflict), left alone
+            // a class at the name a pool wants that the pool did not make: never taken over, left alone,
+            // named in ClassesSkipped; the pool is not stopped for it (an upgrade meets hand-made ones)
             Kubectl.apply("""
                     apiVersion: groupsnapshot.storage.k8s.io/v1
                     kind: VolumeGroupSnapshotClass
@@ -693,13 +694,16 @@ public class StoragePoolOperatorKubeTest {
                     metadata: {name: late}
                     spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi-late}
                     """);
-            StoragePool conflict = await("NameConflict for the group snapshot class", () -> {
+            StoragePool skipped = await("ClassesSkipped for the group snapshot class", () -> {
                 StoragePool x = admin.resources(StoragePool.class).withName("late").get();
-                return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
-                        .map(c -> "NameConflict".equals(c.getReason())).orElse(false) ? x : null;
+                return x.getStatus() != null && Conditions.isTrue(x.getStatus().getConditions(), StoragePoolReconciler.CLASSES_SKIPPED) ? x : null;
             });
-            String message = Conditions.find(conflict.getStatus().getConditions(), Conditions.READY).orElseThrow().getMessage();
+            String message = Conditions.find(skipped.getStatus().getConditions(), StoragePoolReconciler.CLASSES_SKIPPED).orElseThrow().getMessage();
             assertTrue(message.contains("VolumeGroupSnapshotClass late-group-snapshots"), message);
+            assertTrue(Conditions.find(skipped.getStatus().getConditions(), Conditions.READY).map(c -> !"NameConflict".equals(c.getReason()))
+                    .orElse(true), "the pool is not stopped for it");
+            await("the pool's other objects made", () -> admin.storage().v1().storageClasses().withLabel("loopcsi.io/pool", "late").list()
+                    .getItems().isEmpty() ? null : true);
             Kubectl.ok("delete", "storagepool", "late");
             await("pool late gone", () -> admin.resources(StoragePool.class).withName("late").get() == null);
             var theirs = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("late-group-snapshots").get();
