@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Start to first Probe and idle RSS of the standalone driver through ./loopcsi, native
 # (LOOPCSI_RUNTIME=native, after `make native`) and JVM (after `make build`), RUNS each, interleaved.
+# The RSS is split as the kernel counts it (/proc/PID/smaps_rollup): anonymous (heap, stacks, malloc:
+# the process's own) and file-backed (pages of the executable, its libraries and the JVM's class
+# archives: page cache, clean, shared by every process that maps the same file on the node).
 # The client is the native executable's csc, polled (its own start: a few ms). Needs root.
 #   bash bench/native-start.sh [RUNS]
 set -euo pipefail
@@ -8,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 runs=${1:-5}
 now() { date +%s%N; }
 probe() { LOOPCSI_RUNTIME=native ./loopcsi csc identity probe --endpoint "unix://$1" >/dev/null 2>&1; }
-one() { # one RUNTIME: prints "ms rss_mib"
+one() { # one RUNTIME: prints "ms rss_mib anon_mib file_mib"
   local d pid t0 ms rss
   d=$(mktemp -d /tmp/loopcsi-start.XXXXXX)
   t0=$(now)
@@ -17,7 +20,8 @@ one() { # one RUNTIME: prints "ms rss_mib"
   until probe "$d/csi.sock"; do kill -0 $pid 2>/dev/null || { cat "$d/log" >&2; return 1; }; done
   ms=$((($(now) - t0) / 1000000))
   sleep 5
-  rss=$(awk '/^VmRSS:/ { printf "%.1f", $2 / 1024 }' /proc/$pid/status)
+  rss=$(awk '/^Rss:/ { r = $2 } /^Pss_Anon:/ { a = $2 } /^Pss_File:/ { f = $2 }
+    END { printf "%.1f %.1f %.1f", r / 1024, a / 1024, f / 1024 }' /proc/$pid/smaps_rollup)
   kill -TERM $pid; wait $pid 2>/dev/null || true
   rm -rf "$d"
   echo "$ms $rss"
@@ -26,6 +30,6 @@ for i in $(seq "$runs"); do
   for r in native jvm; do
     echo "$r $(one $r)"
   done
-done | tee /dev/stderr | awk '{ n[$1]++; ms[$1, n[$1]] = $2; rss[$1, n[$1]] = $3 }
+done | tee /dev/stderr | awk '{ n[$1]++; ms[$1, n[$1]] = $2; rss[$1, n[$1]] = $3 " (" $4 " anon + " $5 " file)" }
   END { for (r in n) { printf "%s: start to first Probe ms:", r; for (i = 1; i <= n[r]; i++) printf " %s", ms[r, i];
     printf "; idle RSS MiB:"; for (i = 1; i <= n[r]; i++) printf " %s", rss[r, i]; printf "\n" } }'

@@ -440,8 +440,8 @@ class ProductOnNodeE2E {
     }
 
     /**
-     * The node container at its default memory limit (operator/desired/ContainerResources: 256Mi; the
-     * launcher sizes the JVM from it) keeps 1000 volumes and serves a churn of 200 more created and
+     * The node container at its default memory limit (operator/desired/ContainerResources: 128Mi for
+     * the native executable the pool runs by default; the launcher gives it -Xmx96m from it) keeps 1000 volumes and serves a churn of 200 more created and
      * deleted, as the controller asks (LoopVolume objects, as controller/ApiVolumeProvider writes them),
      * without an OOM kill or a restart. LOOPCSI_E2E_KEPT_VOLUMES changes the 1000.
      */
@@ -452,7 +452,7 @@ class ProductOnNodeE2E {
         int kept = Integer.parseInt(System.getenv().getOrDefault("LOOPCSI_E2E_KEPT_VOLUMES", "1000"));
         Pod plugin = podWith("app.kubernetes.io/component", "node");
         var spec = plugin.getSpec().getContainers().stream().filter(c -> c.getName().equals("loopcsi")).findFirst().orElseThrow();
-        assertEquals("256Mi", spec.getResources().getLimits().get("memory").toString(), "the node container's default limit");
+        assertEquals("128Mi", spec.getResources().getLimits().get("memory").toString(), "the native node container's default limit");
         ContainerStatus before = container(plugin, "loopcsi").orElseThrow();
         long t0 = System.nanoTime();
         List<String> names = new ArrayList<>();

@@ -15,8 +15,9 @@ public class PoolResources {
             + " memory 256Mi. A memory limit below 160Mi is refused (Ready=False, InvalidResources): the JVM does not fit.")
     private ResourceRequirements controller;
 
-    @JsonPropertyDescription("The loopcsi container (and its doctor init container) of the node DaemonSet; default requests memory"
-            + " 192Mi, cpu 20m, limits memory 256Mi. A memory limit below 160Mi is refused (Ready=False, InvalidResources).")
+    @JsonPropertyDescription("The loopcsi container (and its doctor init container) of the node DaemonSet; default with spec.runtime"
+            + " native requests memory 64Mi, cpu 20m, limits memory 128Mi (a limit below 64Mi is refused), with jvm requests 192Mi,"
+            + " limits 256Mi (below 160Mi refused: Ready=False, InvalidResources).")
     private ResourceRequirements node;
 
     @JsonPropertyDescription("Each CSI sidecar of the controller Deployment (csi-provisioner, csi-resizer, csi-snapshotter); default"

@@ -48,8 +48,24 @@ class ContainerResourcesTest {
         assertEquals("160Mi", mem(all.get(0).getResources(), false));
         assertEquals("400Mi", mem(container(all, "csi-provisioner").getResources(), true));
         assertEquals("200Mi", mem(container(all, "csi-snapshotter").getResources(), true));
-        assertEquals("192Mi", mem(container(all, "doctor").getResources(), false));
+        assertEquals("64Mi", mem(container(all, "doctor").getResources(), false), "the native node's request");
+        assertEquals("128Mi", mem(container(all, "doctor").getResources(), true), "the native node's limit");
         assertEquals(ContainerResources.problem(Pools.full("p")), java.util.Optional.empty());
+    }
+
+    @Test
+    void theNodeOnTheJvmGetsTheJvmsSizes() {
+        StoragePool p = Pools.full("p");
+        p.getSpec().setRuntime(io.loopcsi.operator.api.PoolRuntime.JVM);
+        ResourceRequirements node = container(everyContainer(p), "doctor").getResources(); // the node pod: doctor + loopcsi, same sizes
+        assertEquals("192Mi", mem(node, false));
+        assertEquals("256Mi", mem(node, true));
+        p.getSpec().getResources().setNode(new ResourceRequirementsBuilder().addToLimits("memory", new Quantity("100Mi")).build());
+        String m = ContainerResources.problem(p).orElseThrow();
+        assertTrue(m.contains("spec.resources.node.limits.memory (100Mi) is below 160Mi, the least the node role runs in (spec.runtime: jvm)"), m);
+        p.getSpec().setRuntime(io.loopcsi.operator.api.PoolRuntime.NATIVE);
+        p.getSpec().getResources().setNode(new ResourceRequirementsBuilder().addToLimits("memory", new Quantity("100Mi")).build());
+        assertTrue(ContainerResources.problem(p).isEmpty(), "100Mi is enough for the native node");
     }
 
     @Test
@@ -72,7 +88,7 @@ class ContainerResourcesTest {
         List<Container> all = everyContainer(p);
         ResourceRequirements node = container(all, "doctor").getResources();
         assertEquals(Map.of("memory", new Quantity("1Gi"), "cpu", new Quantity("2")), node.getLimits());
-        assertEquals("192Mi", mem(node, false), "the default request stays");
+        assertEquals("64Mi", mem(node, false), "the default request stays");
         assertEquals("256Mi", mem(all.get(0).getResources(), true), "the controller keeps its default");
         assertEquals("64Mi", mem(container(all, "csi-resizer").getResources(), false));
         assertEquals("400Mi", mem(container(all, "csi-resizer").getResources(), true));

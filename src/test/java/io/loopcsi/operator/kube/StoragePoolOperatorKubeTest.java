@@ -547,7 +547,7 @@ public class StoragePoolOperatorKubeTest {
         // a node limit below what the role runs in, and a sidecar limit below its request
         Kubectl.ok("patch", "storagepool", "sized", "--type", "merge", "-p", """
                 {"spec": {"images": {"loopcsiNative": "example.org/loopcsi:next-native"},
-                          "resources": {"node": {"limits": {"memory": "100Mi"}},
+                          "resources": {"node": {"limits": {"memory": "50Mi"}},
                                         "sidecars": {"requests": {"memory": "64Mi"}, "limits": {"memory": "48Mi"}}}}}
                 """);
         StoragePool refused = await("InvalidResources reported", () -> {
@@ -557,7 +557,7 @@ public class StoragePoolOperatorKubeTest {
         });
         Condition ready = Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow();
         assertEquals("False", ready.getStatus());
-        assertTrue(ready.getMessage().contains("spec.resources.node.limits.memory (100Mi) is below 160Mi"), ready.getMessage());
+        assertTrue(ready.getMessage().contains("spec.resources.node.limits.memory (50Mi) is below 64Mi"), ready.getMessage());
         assertTrue(ready.getMessage().contains("spec.resources.sidecars.limits.memory (48Mi) is below spec.resources.sidecars.requests.memory"
                 + " (64Mi)"), ready.getMessage());
         assertTrue(Conditions.isTrue(refused.getStatus().getConditions(), Conditions.DEGRADED));
@@ -702,8 +702,7 @@ public class StoragePoolOperatorKubeTest {
             assertTrue(message.contains("VolumeGroupSnapshotClass late-group-snapshots"), message);
             assertTrue(Conditions.find(skipped.getStatus().getConditions(), Conditions.READY).map(c -> !"NameConflict".equals(c.getReason()))
                     .orElse(true), "the pool is not stopped for it");
-            await("the pool's other objects made", () -> admin.storage().v1().storageClasses().withLabel("loopcsi.io/pool", "late").list()
-                    .getItems().isEmpty() ? null : true);
+            await("the pool's workloads made", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-late-node").get());
             Kubectl.ok("delete", "storagepool", "late");
             await("pool late gone", () -> admin.resources(StoragePool.class).withName("late").get() == null);
             var theirs = admin.genericKubernetesResources(v1, "VolumeGroupSnapshotClass").withName("late-group-snapshots").get();
