@@ -54,8 +54,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         nodes = new PoolNodes(informers, client, staleAfter, clock);
         NodeAnswers answers = new NodeAnswers(informers, nodes, client, answerTimeout, clock);
         groups = new ApiGroupSnapshots(informers, answers, client, driver);
-        volumes = new VolumeIntents(informers, nodes, answers, groups, client, driver);
-        snapshots = new SnapshotIntents(informers, answers, groups, client, driver);
+        TransferIntents transfers = new TransferIntents(informers, nodes, client, answerTimeout, clock);
+        volumes = new VolumeIntents(informers, nodes, answers, groups, transfers, client, driver);
+        snapshots = new SnapshotIntents(informers, answers, groups, transfers, client, driver);
         return this;
     }
 
