@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.loopcsi.csi.DriverConfig;
 import io.loopcsi.csi.Endpoint;
+import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.handoff.HandoffNames;
@@ -53,8 +54,12 @@ public class NodeRole {
     private final NodeRoleConfig nodeConfig;
     private final Instance<KubernetesClient> clients;
     private final Instance<VolumeProvider> providers;
+    /** The same engine as the provider (which is a client proxy, not a VolumeEngine): cross-node restores need its own call. */
+    private final Instance<VolumeEngine> engines;
 
-    NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers) {
+    NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers,
+            Instance<VolumeEngine> engines) {
+        this.engines = engines;
         this.config = config;
         this.nodeConfig = nodeConfig;
         this.clients = clients;
@@ -85,14 +90,14 @@ public class NodeRole {
         TransferFetch fetch = null;
         Optional<String> transfers = nodeConfig.transferAddress().filter(a -> !a.isBlank());
         if (transfers.isPresent()) {
-            TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engine, Path.of(config.dataDir()),
+            TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engines.get(), Path.of(config.dataDir()),
                     nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
                     nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
                             "a transfer address needs the node pods' ServiceAccount and DaemonSet name")));
             running.add(t);
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);
-            fetch = t.fetcher(client, pool, TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null));
+            fetch = t.fetcher(client, pool, engines.get(), TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null));
         }
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry(), fetch);

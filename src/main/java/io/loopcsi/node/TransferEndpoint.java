@@ -73,8 +73,8 @@ final class TransferEndpoint implements AutoCloseable {
     }
 
     /** The client side, with this node's keys: fetches into the pool directory's images, progress in its transfers/. */
-    TransferFetch fetcher(KubernetesClient client, String pool, Path tokenFile) {
-        return new TransferFetch(client, pool, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root());
+    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile) {
+        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root());
     }
 
     int port() {

@@ -39,18 +39,26 @@ final class TransferFetch {
 
     private final KubernetesClient client;
     private final String pool;
+    private final VolumeEngine engine;
     private final NodeKeys keys;
     private final Path tokenFile;
     private final AllocatedRanges ranges;
     private final Path dataDir;
 
-    TransferFetch(KubernetesClient client, String pool, NodeKeys keys, Path tokenFile, AllocatedRanges ranges, Path dataDir) {
+    TransferFetch(KubernetesClient client, String pool, VolumeEngine engine, NodeKeys keys, Path tokenFile, AllocatedRanges ranges,
+            Path dataDir) {
+        this.engine = engine;
         this.client = client;
         this.pool = pool;
         this.keys = keys;
         this.tokenFile = tokenFile;
         this.ranges = ranges;
         this.dataDir = dataDir;
+    }
+
+    /** The local engine, which makes the volume around the fetch. */
+    VolumeEngine engine() {
+        return engine;
     }
 
     /** What the engine needs of the source: the LoopTransfer's size and the source node; mode and fsType are checked by the controller. */

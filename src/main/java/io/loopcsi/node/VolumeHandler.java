@@ -13,7 +13,6 @@ import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Sizes;
-import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
@@ -145,13 +144,13 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
      * transfer the controller authorised, then what a same-node restore does (size, thick).
      */
     private VolumeMeta fromOtherNode(LoopVolumeSpec spec, long required, long limit, MutableParameters wanted) {
-        if (transfers == null || !(engine instanceof VolumeEngine local)) {
+        if (transfers == null) {
             throw EngineException.precondition("node " + engine.nodeId() + " has no transfer endpoint (loopcsi.node.transfer-address unset): "
                     + "it cannot fetch the content source from node " + spec.getSourceNode());
         }
         CreateRequest req = new CreateRequest(spec.getName(), required, limit, spec.getMode(), spec.getFsType() == null ? "" : spec.getFsType(),
                 spec.getSourceSnapshotId(), spec.getSourceVolumeId(), spec.getParameters(), wanted);
-        return local.createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
+        return transfers.engine().createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
     }
 
     /** spec.mutableParameters, checked as the Controller checks them (anyone allowed to write the object could have written it). */
