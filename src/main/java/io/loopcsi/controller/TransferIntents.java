@@ -86,18 +86,29 @@ final class TransferIntents {
         LoopTransferSpec wanted = spec(pool, volumeId, source, from, to, sizeBytes, clock.instant(), answerTimeout);
         LoopTransfer t = new LoopTransfer(name, wanted);
         t.getMetadata().setLabels(HandoffNames.labels(pool, from));
-        try {
-            client.resource(t).create();
-            LOG.infof("transfer %s authorised: %s from node %s to node %s until %s", name, source, from, to, wanted.getNotAfter());
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
-                throw e;
+        for (int round = 0; round < 3; round++) {
+            try {
+                client.resource(t).create();
+                LOG.infof("transfer %s authorised: %s from node %s to node %s until %s", name, source, from, to, wanted.getNotAfter());
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
             }
-            client.resources(LoopTransfer.class).withName(name).edit(o -> {
-                o.setSpec(wanted); // a retry renews the window (and takes the request's nodes)
-                return o;
-            });
+            try {
+                client.resources(LoopTransfer.class).withName(name).edit(o -> {
+                    o.setSpec(wanted); // a retry renews the window (and takes the request's nodes)
+                    return o;
+                });
+                return;
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 404) {
+                    throw e; // 404: a concurrent call's answer deleted it meanwhile: make it again
+                }
+            }
         }
+        throw io.grpc.Status.ABORTED.withDescription("transfer " + name + " keeps changing under concurrent calls; try again").asRuntimeException();
     }
 
     /** Deletes the transfer of volume ID, if any (the volume is answered or deleted). */
