@@ -509,87 +509,86 @@ class PoolServesVolumesKubeIT {
         List<String> snaps = new ArrayList<>();
         try (CsiClient c = new CsiClient(controllerSocket); CsiClient a = new CsiClient(socketOf("node-a"));
                 CsiClient b = new CsiClient(socketOf("node-b"))) {
-          try {
-            // xfs: a volume on node-a with a file, its snapshot
-            String xfs = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-xsrc")
-                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GI / 2)).addVolumeCapabilities(mount())
-                    .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
-            made.add(xfs);
-            a.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(xfs).setStagingTargetPath(staging.toString())
-                    .setVolumeCapability(mount()).build());
-            a.node.nodePublishVolume(publish(xfs, staging, target, mount()));
-            Files.writeString(target.resolve("moved.txt"), "written on node-a");
-            asKubeletDoes(() -> a.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfs)
-                    .setTargetPath(target.toString()).build()));
-            asKubeletDoes(() -> a.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(xfs)
-                    .setStagingTargetPath(staging.toString()).build()));
-            String xsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("xsnap").setSourceVolumeId(xfs).build())
-                    .getSnapshot().getSnapshotId();
-            snaps.add(xsnap);
-
-            long t0 = System.nanoTime();
-            String restored = createOn(c, "pvc-xrestored", mount(), VolumeContentSource.newBuilder().setSnapshot(
-                    VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(xsnap)).build(), "thin");
-            made.add(0, restored);
-            timings.add("xfs restore of 512Mi from node-a onto node-b: " + ms(t0) + " ms");
-            String cloned = createOn(c, "pvc-xcloned", mount(), VolumeContentSource.newBuilder().setVolume(
-                    VolumeContentSource.VolumeSource.newBuilder().setVolumeId(xfs)).build(), "thick");
-            made.add(0, cloned);
-            assertAllocated(dataDir("node-b").resolve("volumes/" + cloned + ".img"), GI / 2);
-            for (String id : List.of(restored, cloned)) {
-                Path st = kubeletDir("node-b").resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount");
-                Path tg = kubeletDir("node-b").resolve("pods/py/volumes/kubernetes.io~csi/" + id + "/mount");
-                b.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(st.toString())
+            try {
+                // xfs: a volume on node-a with a file, its snapshot
+                String xfs = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-xsrc")
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GI / 2)).addVolumeCapabilities(mount())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                made.add(xfs);
+                a.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(xfs).setStagingTargetPath(staging.toString())
                         .setVolumeCapability(mount()).build());
-                b.node.nodePublishVolume(publish(id, st, tg, mount()));
-                assertEquals("written on node-a", Files.readString(tg.resolve("moved.txt")), id + " on node-b has node-a's file");
-                asKubeletDoes(() -> b.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
-                        .setTargetPath(tg.toString()).build()));
-                asKubeletDoes(() -> b.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
-                        .setStagingTargetPath(st.toString()).build()));
-            }
+                a.node.nodePublishVolume(publish(xfs, staging, target, mount()));
+                Files.writeString(target.resolve("moved.txt"), "written on node-a");
+                asKubeletDoes(() -> a.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfs)
+                        .setTargetPath(target.toString()).build()));
+                asKubeletDoes(() -> a.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(xfs)
+                        .setStagingTargetPath(staging.toString()).build()));
+                String xsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("xsnap").setSourceVolumeId(xfs).build())
+                        .getSnapshot().getSnapshotId();
+                snaps.add(xsnap);
 
-            // block: bytes written at two places of the image; restored thick, cloned thin: the same bytes
-            String blk = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-bsrc")
-                    .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
-                    .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
-            made.add(blk);
-            Path blkImage = dataDir("node-a").resolve("volumes/" + blk + ".img");
-            byte[] data = new byte[3 << 20];
-            new java.util.Random(35).nextBytes(data);
-            try (RandomAccessFile f = new RandomAccessFile(blkImage.toFile(), "rw")) {
-                f.seek(1 << 20);
-                f.write(data);
-                f.seek(40L << 20);
-                f.write(data, 0, 4096);
-            }
-            String bsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("bsnap").setSourceVolumeId(blk).build())
-                    .getSnapshot().getSnapshotId();
-            snaps.add(bsnap);
-            String brestored = createOn(c, "pvc-brestored", block(), VolumeContentSource.newBuilder().setSnapshot(
-                    VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(bsnap)).build(), "thick");
-            made.add(0, brestored);
-            String bcloned = createOn(c, "pvc-bcloned", block(), VolumeContentSource.newBuilder().setVolume(
-                    VolumeContentSource.VolumeSource.newBuilder().setVolumeId(blk)).build(), "thin");
-            made.add(0, bcloned);
-            for (String id : List.of(brestored, bcloned)) {
-                Path img = dataDir("node-b").resolve("volumes/" + id + ".img");
-                assertEquals(-1L, Files.mismatch(blkImage, img), id + ": the same bytes as the source on node-a");
-                assertFalse(Files.exists(dataDir("node-a").resolve("volumes/" + id + ".img")));
-            }
-            assertAllocated(dataDir("node-b").resolve("volumes/" + brestored + ".img"), 64L << 20);
-            assertTrue(du(dataDir("node-b").resolve("volumes/" + bcloned + ".img")) < 16L << 20, "a thin clone stays sparse");
-            assertEquals(List.of(), admin.resources(io.loopcsi.handoff.LoopTransfer.class).withLabel("loopcsi.io/pool", POOL).list().getItems(),
-                    "every transfer ends with its volume's answer");
+                long t0 = System.nanoTime();
+                String restored = createOn(c, "pvc-xrestored", mount(), VolumeContentSource.newBuilder().setSnapshot(
+                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(xsnap)).build(), "thin");
+                made.add(0, restored);
+                timings.add("xfs restore of 512Mi from node-a onto node-b: " + ms(t0) + " ms");
+                String cloned = createOn(c, "pvc-xcloned", mount(), VolumeContentSource.newBuilder().setVolume(
+                        VolumeContentSource.VolumeSource.newBuilder().setVolumeId(xfs)).build(), "thick");
+                made.add(0, cloned);
+                assertAllocated(dataDir("node-b").resolve("volumes/" + cloned + ".img"), GI / 2);
+                for (String id : List.of(restored, cloned)) {
+                    Path st = kubeletDir("node-b").resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount");
+                    Path tg = kubeletDir("node-b").resolve("pods/py/volumes/kubernetes.io~csi/" + id + "/mount");
+                    b.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(st.toString())
+                            .setVolumeCapability(mount()).build());
+                    b.node.nodePublishVolume(publish(id, st, tg, mount()));
+                    assertEquals("written on node-a", Files.readString(tg.resolve("moved.txt")), id + " on node-b has node-a's file");
+                    asKubeletDoes(() -> b.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                            .setTargetPath(tg.toString()).build()));
+                    asKubeletDoes(() -> b.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                            .setStagingTargetPath(st.toString()).build()));
+                }
 
-          } finally { // what was made goes, so that the later tests find the nodes as they expect
-            for (String id : made) {
-                deleteAsTheProvisionerDoes(c, id);
+                // block: bytes written at two places of the image; restored thick, cloned thin: the same bytes
+                String blk = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-bsrc")
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                made.add(blk);
+                Path blkImage = dataDir("node-a").resolve("volumes/" + blk + ".img");
+                byte[] data = new byte[3 << 20];
+                new java.util.Random(35).nextBytes(data);
+                try (RandomAccessFile f = new RandomAccessFile(blkImage.toFile(), "rw")) {
+                    f.seek(1 << 20);
+                    f.write(data);
+                    f.seek(40L << 20);
+                    f.write(data, 0, 4096);
+                }
+                String bsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("bsnap").setSourceVolumeId(blk).build())
+                        .getSnapshot().getSnapshotId();
+                snaps.add(bsnap);
+                String brestored = createOn(c, "pvc-brestored", block(), VolumeContentSource.newBuilder().setSnapshot(
+                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(bsnap)).build(), "thick");
+                made.add(0, brestored);
+                String bcloned = createOn(c, "pvc-bcloned", block(), VolumeContentSource.newBuilder().setVolume(
+                        VolumeContentSource.VolumeSource.newBuilder().setVolumeId(blk)).build(), "thin");
+                made.add(0, bcloned);
+                for (String id : List.of(brestored, bcloned)) {
+                    Path img = dataDir("node-b").resolve("volumes/" + id + ".img");
+                    assertEquals(-1L, Files.mismatch(blkImage, img), id + ": the same bytes as the source on node-a");
+                    assertFalse(Files.exists(dataDir("node-a").resolve("volumes/" + id + ".img")));
+                }
+                assertAllocated(dataDir("node-b").resolve("volumes/" + brestored + ".img"), 64L << 20);
+                assertTrue(du(dataDir("node-b").resolve("volumes/" + bcloned + ".img")) < 16L << 20, "a thin clone stays sparse");
+                assertEquals(List.of(), admin.resources(io.loopcsi.handoff.LoopTransfer.class).withLabel("loopcsi.io/pool", POOL).list().getItems(),
+                        "every transfer ends with its volume's answer");
+            } finally { // what was made goes, so that the later tests find the nodes as they expect
+                for (String id : made) {
+                    deleteAsTheProvisionerDoes(c, id);
+                }
+                for (String id : snaps) {
+                    c.controller.deleteSnapshot(csi.v1.DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
+                }
             }
-            for (String id : snaps) {
-                c.controller.deleteSnapshot(csi.v1.DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
-            }
-          }
         }
     }
 
