@@ -34,11 +34,13 @@ final class ApiGroupSnapshots {
 
     private final PoolInformers informers;
     private final NodeAnswers answers;
+    private final TransferIntents transfers;
     private final KubernetesClient client;
     private final String pool;
     private final String driver;
 
-    ApiGroupSnapshots(PoolInformers informers, NodeAnswers answers, KubernetesClient client, String driver) {
+    ApiGroupSnapshots(PoolInformers informers, NodeAnswers answers, TransferIntents transfers, KubernetesClient client, String driver) {
+        this.transfers = transfers;
         this.informers = informers;
         this.answers = answers;
         this.client = client;
@@ -190,6 +192,9 @@ final class ApiGroupSnapshots {
             if (!new TreeSet<>(snapshotIds).equals(new TreeSet<>(members))) {
                 throw EngineException.invalid("snapshot_ids " + snapshotIds + " are not the members of group snapshot " + groupSnapshotId
                         + ": " + members);
+            }
+            for (String m : members) { // a member a transfer reads holds its group (the group's members go together)
+                transfers.checkNotHeld(m, "snapshot " + m + " of group snapshot " + groupSnapshotId);
             }
         }
         answers.awaitGone(LoopGroupSnapshot.class, name, "group snapshot " + groupSnapshotId);

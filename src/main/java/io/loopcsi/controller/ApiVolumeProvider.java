@@ -53,9 +53,10 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         informers = new PoolInformers(client, pool, clock).start();
         nodes = new PoolNodes(informers, client, staleAfter, clock);
         NodeAnswers answers = new NodeAnswers(informers, nodes, client, answerTimeout, clock);
-        groups = new ApiGroupSnapshots(informers, answers, client, driver);
-        volumes = new VolumeIntents(informers, nodes, answers, groups, client, driver);
-        snapshots = new SnapshotIntents(informers, answers, groups, client, driver);
+        TransferIntents transfers = new TransferIntents(informers, nodes, client, answerTimeout, clock);
+        groups = new ApiGroupSnapshots(informers, answers, transfers, client, driver);
+        volumes = new VolumeIntents(informers, nodes, answers, groups, transfers, client, driver);
+        snapshots = new SnapshotIntents(informers, answers, groups, transfers, client, driver);
         return this;
     }
 

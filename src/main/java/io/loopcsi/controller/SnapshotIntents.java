@@ -31,11 +31,14 @@ final class SnapshotIntents {
     private final PoolInformers informers;
     private final NodeAnswers answers;
     private final ApiGroupSnapshots groups;
+    private final TransferIntents transfers;
     private final KubernetesClient client;
     private final String pool;
     private final String driver;
 
-    SnapshotIntents(PoolInformers informers, NodeAnswers answers, ApiGroupSnapshots groups, KubernetesClient client, String driver) {
+    SnapshotIntents(PoolInformers informers, NodeAnswers answers, ApiGroupSnapshots groups, TransferIntents transfers, KubernetesClient client,
+            String driver) {
+        this.transfers = transfers;
         this.informers = informers;
         this.answers = answers;
         this.groups = groups;
@@ -126,6 +129,7 @@ final class SnapshotIntents {
     void deleteSnapshot(String snapshotId) {
         Ids.requireSnapshotId(snapshotId);
         String name = HandoffNames.object(pool, snapshotId);
+        transfers.checkNotHeld(snapshotId, "snapshot " + snapshotId);
         if (informers.get(LoopSnapshot.class, name) == null) {
             Optional<ApiGroupSnapshots.Member> m = groups.member(snapshotId, true);
             if (m.isPresent()) {

@@ -34,7 +34,8 @@ import io.loopcsi.handoff.Phase;
  * into the volume's LoopVolume ({@code <pool>.<volume ID>}, named after the request name, so a
  * retried call finds the same object) on the node that holds it or is chosen for it
  * ({@link PoolNodes}), and the call waits for that node's answer ({@link NodeAnswers}). A restore
- * or clone is made on its source's node. Reads come from the informers; the object a call decides
+ * or clone is made on its source's node, or on the node the scheduler picked with the source's
+ * content brought by a transfer ({@link TransferIntents}). Reads come from the informers; the object a call decides
  * on is read from the API server.
  */
 final class VolumeIntents {
@@ -45,11 +46,14 @@ final class VolumeIntents {
     private final PoolNodes nodes;
     private final NodeAnswers answers;
     private final ApiGroupSnapshots groups;
+    private final TransferIntents transfers;
     private final KubernetesClient client;
     private final String pool;
     private final String driver;
 
-    VolumeIntents(PoolInformers informers, PoolNodes nodes, NodeAnswers answers, ApiGroupSnapshots groups, KubernetesClient client, String driver) {
+    VolumeIntents(PoolInformers informers, PoolNodes nodes, NodeAnswers answers, ApiGroupSnapshots groups, TransferIntents transfers,
+            KubernetesClient client, String driver) {
+        this.transfers = transfers;
         this.informers = informers;
         this.nodes = nodes;
         this.answers = answers;
@@ -62,27 +66,25 @@ final class VolumeIntents {
     VolumeMeta createVolume(CreateRequest req, Placement placement) {
         String id = Ids.volumeIdFor(req.name());
         String name = HandoffNames.object(pool, id);
-        String sourceNode = sourceNode(req);
-        if (sourceNode != null && !placement.allows(sourceNode)) {
-            throw Status.RESOURCE_EXHAUSTED.withDescription("volume_content_source lives on node " + sourceNode
-                    + ", outside the requisite topology; a restore or clone is made on its source's node").asRuntimeException();
-        }
+        Source source = source(req);
         String fsType = req.mode() == VolumeMode.BLOCK ? "" : req.fsType();
         for (int round = 0; round < 3; round++) {
             LoopVolume existing = informers.get(LoopVolume.class, name);
             if (existing == null) {
-                String node = sourceNode != null ? sourceNode
-                        : nodes.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), req.mutable().thick());
-                LoopVolume lv = new LoopVolume(name, spec(req, fsType, node, 0));
+                String node = place(req, placement, source, fsType);
+                LoopVolume lv = new LoopVolume(name, spec(req, fsType, node, source, 0));
                 lv.getMetadata().setLabels(HandoffNames.labels(pool, node));
                 try {
+                    authorise(id, source, node);
                     LoopVolume made = client.resource(lv).create();
-                    LOG.infof("CreateVolume %s: LoopVolume %s on node %s", req.name(), name, node);
+                    LOG.infof("CreateVolume %s: LoopVolume %s on node %s%s", req.name(), name, node, crossNode(source, node)
+                            ? " from node " + source.node() + " (transfer " + id + ")" : "");
                     return answer(awaitVolume(made));
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409) {
                         continue; // a concurrent call made it: decide again with it
                     }
+                    transfers.release(id);
                     throw e;
                 }
             }
@@ -95,6 +97,7 @@ final class VolumeIntents {
                 if (conflict == null && !placement.allows(existing.getSpec().getNode())) {
                     conflict = "it lives on node " + existing.getSpec().getNode() + ", outside the requisite topology";
                 }
+                transfers.release(id); // answered: a transfer a stopped call left goes
                 if (conflict != null) {
                     throw EngineException.alreadyExists("volume " + Ids.quote(req.name()) + " already exists as " + id
                             + " with other properties (" + conflict + "); use another name or the same request");
@@ -103,6 +106,9 @@ final class VolumeIntents {
             }
             boolean sameRequest = conflict(existing, req, fsType) == null && placement.allows(existing.getSpec().getNode());
             if (!existing.answered() && sameRequest) {
+                if (existing.getSpec().getTransferId() != null) {
+                    authorise(id, source, existing.getSpec().getNode()); // renews the window of a long transfer
+                }
                 return answer(awaitVolume(existing)); // in flight: wait for the node's answer
             }
             if (!existing.answered() && existing.getMetadata().getFinalizers() != null
@@ -111,10 +117,10 @@ final class VolumeIntents {
                         + " from another request with the same name; try again when it is done").asRuntimeException();
             }
             // never made (failed, or not started): try again with this request, placed anew
-            String node = sourceNode != null ? sourceNode
-                    : nodes.choose(placement, Math.max(req.requiredBytes(), Sizes.MIB), req.mutable().thick());
+            String node = place(req, placement, source, fsType);
             long attempt = existing.getSpec().getAttempt() == null ? 0 : existing.getSpec().getAttempt();
-            LoopVolumeSpec next = spec(req, fsType, node, attempt + 1);
+            LoopVolumeSpec next = spec(req, fsType, node, source, attempt + 1);
+            authorise(id, source, node);
             LoopVolume edited = client.resources(LoopVolume.class).withName(name).edit(o -> {
                 o.setSpec(next);
                 o.getMetadata().setLabels(HandoffNames.labels(pool, node));
@@ -126,7 +132,68 @@ final class VolumeIntents {
         throw Status.ABORTED.withDescription("volume " + id + " keeps changing under concurrent calls; try again").asRuntimeException();
     }
 
-    private LoopVolumeSpec spec(CreateRequest req, String fsType, String node, long attempt) {
+    /** The content source as the controller knows it: its node, ID, size, and mode and fsType when known. */
+    record Source(String node, String id, long sizeBytes, VolumeMode mode, String fsType) {
+    }
+
+    private static boolean crossNode(Source source, String node) {
+        return source != null && !source.node().equals(node);
+    }
+
+    /**
+     * The node of a new volume. Without a content source: the chooser's. With one: its source's node
+     * when the requirements allow it and do not prefer another node first; else (the scheduler
+     * picked another node) the chooser's node, reached by a transfer, when both nodes serve
+     * transfers. A restore or clone that cannot be made on the source's node nor moved is
+     * RESOURCE_EXHAUSTED naming why.
+     */
+    private String place(CreateRequest req, Placement placement, Source source, String fsType) {
+        long bytes = Math.max(req.requiredBytes(), Sizes.MIB);
+        if (source == null) {
+            return nodes.choose(placement, bytes, req.mutable().thick());
+        }
+        String first = placement.preferred().stream().filter(p -> p != null && placement.allows(p)).findFirst().orElse(null);
+        boolean sourceAllowed = placement.allows(source.node());
+        if (sourceAllowed && (first == null || first.equals(source.node()))) {
+            return source.node();
+        }
+        if (source.mode() != null && (source.mode() != req.mode()
+                || (req.mode() == VolumeMode.FILESYSTEM && !Objects.equals(source.fsType(), fsType)))) {
+            throw EngineException.invalid("volume_content_source: " + source.id() + " is a " + source.mode()
+                    + (source.mode() == VolumeMode.FILESYSTEM ? " " + source.fsType() : "") + " volume, the request asks for " + req.mode()
+                    + (req.mode() == VolumeMode.FILESYSTEM ? " " + fsType : "") + "; a volume restored or cloned keeps its source's mode");
+        }
+        String chosen;
+        try {
+            chosen = nodes.choose(placement, Math.max(bytes, source.sizeBytes()), req.mutable().thick());
+        } catch (io.grpc.StatusRuntimeException e) {
+            if (sourceAllowed) {
+                return source.node();
+            }
+            throw e;
+        }
+        if (chosen.equals(source.node())) {
+            return chosen;
+        }
+        String why = transfers.whyNot(source.node(), chosen);
+        if (why == null) {
+            return chosen;
+        }
+        if (sourceAllowed) {
+            return source.node(); // made where the source is, as before transfers
+        }
+        throw Status.RESOURCE_EXHAUSTED.withDescription("volume_content_source " + source.id() + " lives on node " + source.node()
+                + ", outside the requisite topology, and cannot be moved to node " + chosen + ": " + why).asRuntimeException();
+    }
+
+    /** Writes the LoopTransfer before the intent that needs it (a same-node volume needs none). */
+    private void authorise(String volumeId, Source source, String node) {
+        if (crossNode(source, node)) {
+            transfers.authorise(volumeId, source.id(), source.node(), node, source.sizeBytes());
+        }
+    }
+
+    private LoopVolumeSpec spec(CreateRequest req, String fsType, String node, Source source, long attempt) {
         LoopVolumeSpec s = new LoopVolumeSpec();
         s.setPool(pool);
         s.setDriver(driver);
@@ -138,31 +205,39 @@ final class VolumeIntents {
         s.setFsType(fsType);
         s.setSourceSnapshotId(req.sourceSnapshotId());
         s.setSourceVolumeId(req.sourceVolumeId());
+        if (crossNode(source, node)) {
+            s.setSourceNode(source.node());
+            s.setTransferId(Ids.volumeIdFor(req.name()));
+        }
         s.setParameters(req.parameters() == null ? Map.of() : new HashMap<>(req.parameters()));
         s.setMutableParameters(new java.util.TreeMap<>(req.mutable().given()));
         s.setAttempt(attempt);
         return s;
     }
 
-    /** The node of the request's content source (restores and clones are made there), or null; NOT_FOUND when it does not exist. */
-    private String sourceNode(CreateRequest req) {
+    /** The request's content source (null without one); NOT_FOUND when it does not exist. */
+    private Source source(CreateRequest req) {
         if (req.sourceSnapshotId() != null) {
-            LoopSnapshot s = Ids.isSnapshotId(req.sourceSnapshotId()) ? informers.get(LoopSnapshot.class, HandoffNames.object(pool, req.sourceSnapshotId()))
-                    : null;
+            String sid = req.sourceSnapshotId();
+            LoopSnapshot s = Ids.isSnapshotId(sid) ? informers.get(LoopSnapshot.class, HandoffNames.object(pool, sid)) : null;
             if (s == null || !s.created()) {
-                Optional<ApiGroupSnapshots.Member> m = Ids.isSnapshotId(req.sourceSnapshotId())
-                        ? groups.member(req.sourceSnapshotId(), true) : Optional.empty();
-                return m.map(x -> x.group().getSpec().getNode())
-                        .orElseThrow(() -> EngineException.notFound("source snapshot " + req.sourceSnapshotId() + " does not exist"));
+                ApiGroupSnapshots.Member m = (Ids.isSnapshotId(sid) ? groups.member(sid, true) : Optional.<ApiGroupSnapshots.Member>empty())
+                        .orElseThrow(() -> EngineException.notFound("source snapshot " + sid + " does not exist"));
+                LoopVolume of = informers.cachedVolume(m.member().getSourceVolumeId());
+                return new Source(m.group().getSpec().getNode(), sid, m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
+                        of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType());
             }
-            return s.getSpec().getNode();
+            LoopVolume of = informers.cachedVolume(s.getSpec().getSourceVolumeId());
+            return new Source(s.getSpec().getNode(), sid, s.getStatus().getSizeBytes() == null ? 0 : s.getStatus().getSizeBytes(),
+                    of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType());
         }
         if (req.sourceVolumeId() != null) {
             LoopVolume v = Ids.isVolumeId(req.sourceVolumeId()) ? informers.get(LoopVolume.class, HandoffNames.object(pool, req.sourceVolumeId())) : null;
             if (v == null || !v.created()) {
                 throw EngineException.notFound("source volume " + req.sourceVolumeId() + " does not exist");
             }
-            return v.getSpec().getNode();
+            return new Source(v.getSpec().getNode(), req.sourceVolumeId(), v.getStatus().getCapacityBytes(), v.getSpec().getMode(),
+                    v.getSpec().getFsType());
         }
         return null;
     }
@@ -198,6 +273,8 @@ final class VolumeIntents {
     void deleteVolume(String volumeId) {
         Ids.requireVolumeId(volumeId);
         String name = HandoffNames.object(pool, volumeId);
+        transfers.checkNotHeld(volumeId, "volume " + volumeId);
+        transfers.release(volumeId); // its own transfer, when it was being made from another node
         answers.awaitGone(LoopVolume.class, name, "volume " + volumeId);
     }
 
@@ -287,6 +364,9 @@ final class VolumeIntents {
     }
 
     private VolumeMeta answer(LoopVolume lv) {
+        if (lv.getSpec().getTransferId() != null) {
+            transfers.release(HandoffNames.idOf(pool, lv.getMetadata().getName())); // answered: the source is free again
+        }
         String phase = lv.getStatus().getPhase();
         if (Phase.READY.equals(phase)) {
             return meta(lv);

@@ -173,6 +173,69 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
+    /** What a cross-node restore or clone knows of its source, which is not on this node. */
+    public record RemoteSource(String node, VolumeMode mode, String fsType, long sizeBytes) {
+    }
+
+    /** Fills a new image with the source's content (a transfer from the source's node); the image is made by it, of the source's size. */
+    @FunctionalInterface
+    public interface ImageFill {
+        void into(Path image, long sourceBytes);
+    }
+
+    /**
+     * A restore or clone whose source lives on another node (docs/architecture.md, "Transfer"): as
+     * {@link #createVolume} for a local source, but the content comes from {@code fill} (which
+     * fetches it into the temporary image, the source's size), then the image grows to the volume's
+     * size and is allocated in full when thick. The capacity is reserved for the whole fetch; any
+     * failure leaves no image and nothing counted. An existing volume answers as createVolume does.
+     */
+    public VolumeMeta createVolumeFrom(CreateRequest req, RemoteSource src, ImageFill fill) {
+        String id = Ids.volumeIdFor(req.name());
+        String fsType = req.mode() == VolumeMode.BLOCK ? "" : req.fsType();
+        try (VolumeLocks.Held h = locks.acquireWaiting(id, SAME_NAME_WAIT_MILLIS)) {
+            String what = req.sourceSnapshotId() != null ? "snapshot " + req.sourceSnapshotId() : "volume " + req.sourceVolumeId();
+            if (src.mode() != null) {
+                checkSourceCompatible(what + " on node " + src.node(), src.mode(), Objects.toString(src.fsType(), ""), req.mode(), fsType);
+            }
+            long minimum = Math.max(req.mode() == VolumeMode.BLOCK ? Sizes.MIB : Filesystems.minimumBytes(fsType), src.sizeBytes());
+            long size = VolumeSizer.size(req.requiredBytes(), req.limitBytes(), minimum, "the source " + what + " holds "
+                    + Sizes.format(src.sizeBytes()));
+            Optional<VolumeMeta> existing = pool.readVolume(id);
+            if (existing.isPresent()) {
+                return sameOrConflict(existing.get(), req, fsType);
+            }
+            reserve(id, size, req.mutable().thick());
+            Path image = pool.volumeImage(id);
+            Path tmp = PoolDirectory.tempOf(image);
+            try {
+                fill.into(tmp, src.sizeBytes());
+                PoolDirectory.growSparse(tmp, size);
+                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+                if (req.mutable().thick()) {
+                    allocate(tmp, size, id);
+                }
+                PoolDirectory.rename(tmp, image);
+                VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, req.sourceSnapshotId(), req.sourceVolumeId(),
+                        req.parameters(), System.currentTimeMillis(), req.mutable().given(), sectors.forNewVolume());
+                pool.writeVolume(meta);
+                LOG.infof("created volume %s (%s, %s%s) for %s from %s on node %s", id, Sizes.format(size), req.mode(),
+                        fsType.isEmpty() ? "" : " " + fsType, req.name(), what, src.node());
+                return meta;
+            } catch (IOException e) {
+                deleteQuietly(tmp);
+                throw EngineException.internal("cannot create image for " + id + ": " + e.getMessage(), e);
+            } catch (RuntimeException e) {
+                deleteQuietly(tmp);
+                throw e;
+            } finally {
+                reserved.remove(id);
+            }
+        }
+    }
+
     private static void checkSourceCompatible(String what, VolumeMode srcMode, String srcFs, VolumeMode mode, String fsType) {
         if (srcMode != mode) {
             throw EngineException.invalid("volume_content_source: " + what + " is a " + srcMode + " volume, the request asks for "

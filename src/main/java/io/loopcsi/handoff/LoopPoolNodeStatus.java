@@ -41,6 +41,9 @@ public class LoopPoolNodeStatus {
     @JsonPropertyDescription("The SHA-256 (hex) of the certificate this node's transfer server presents, made at the node process' start;"
             + " a peer pins it (docs/architecture.md, Transfer). Absent while the node serves no transfers.")
     private String transferCertificateSha256;
+    @JsonPropertyDescription("Where this node's transfer server is reached (host:port); a destination node calls it with the pin above."
+            + " Absent while the node serves no transfers.")
+    private String transferAddress;
     @JsonPropertyDescription("Volume and snapshot IDs on disk that no LoopVolume/LoopSnapshot names (kept, never deleted by loopcsi).")
     private List<String> unclaimed = new ArrayList<>();
     @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
@@ -172,6 +175,14 @@ public class LoopPoolNodeStatus {
 
     public void setTransferCertificateSha256(String transferCertificateSha256) {
         this.transferCertificateSha256 = transferCertificateSha256;
+    }
+
+    public String getTransferAddress() {
+        return transferAddress;
+    }
+
+    public void setTransferAddress(String transferAddress) {
+        this.transferAddress = transferAddress;
     }
 
     public List<String> getUnclaimed() {

@@ -36,6 +36,11 @@ public class LoopVolumeSpec {
     private String sourceSnapshotId;
     @JsonPropertyDescription("Content source: the volume it is cloned from.")
     private String sourceVolumeId;
+    @JsonPropertyDescription("Cross-node restore or clone: the node that holds the content source; absent when it is this volume's node.")
+    private String sourceNode;
+    @JsonPropertyDescription("Cross-node restore or clone: the transfer (its LoopTransfer <pool>.<transferId>) that brings the source's "
+            + "content from sourceNode.")
+    private String transferId;
     private Map<String, String> parameters = new LinkedHashMap<>();
     @JsonPropertyDescription("Mutable parameters wanted (provisioning: thin|thick, directIO: auto|on|off): set at CreateVolume, "
             + "changed by ControllerModifyVolume; the node applies them and reports what is applied in status.")
@@ -121,6 +126,22 @@ public class LoopVolumeSpec {
 
     public void setSourceVolumeId(String sourceVolumeId) {
         this.sourceVolumeId = sourceVolumeId;
+    }
+
+    public String getSourceNode() {
+        return sourceNode;
+    }
+
+    public void setSourceNode(String sourceNode) {
+        this.sourceNode = sourceNode;
+    }
+
+    public String getTransferId() {
+        return transferId;
+    }
+
+    public void setTransferId(String transferId) {
+        this.transferId = transferId;
     }
 
     public Map<String, String> getParameters() {

@@ -51,6 +51,7 @@ final class CapacityPublisher implements AutoCloseable {
     private volatile String lastSummary;
     /** The SHA-256 of the transfer server's certificate, published while it serves (null: it does not). */
     private volatile String transferCertificate;
+    private volatile String transferAddress;
     private volatile Instant lastPublished;
     private final Path poolDir;
     /** What the orphan list file holds; a sentinel no audit equals, so the first audit of this process is written. */
@@ -80,8 +81,9 @@ final class CapacityPublisher implements AutoCloseable {
     }
 
     /** One publish in the caller's thread (a failure is logged; the heartbeat tries again). */
-    void transferCertificate(String sha256) {
+    void transferEndpoint(String sha256, String address) {
         this.transferCertificate = sha256;
+        this.transferAddress = address;
     }
 
     void publishNow() {
@@ -151,6 +153,7 @@ final class CapacityPublisher implements AutoCloseable {
         Instant now = Instant.now();
         s.setHeartbeatTime(now.toString());
         s.setTransferCertificateSha256(transferCertificate);
+        s.setTransferAddress(transferAddress);
         LoopPoolNode current = ensureObject();
         ObjectWrites.status(client, LoopPoolNode.class, current, s);
         lastPublished = now;

@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.loopcsi.csi.DriverConfig;
 import io.loopcsi.csi.Endpoint;
+import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.handoff.HandoffNames;
@@ -53,8 +54,12 @@ public class NodeRole {
     private final NodeRoleConfig nodeConfig;
     private final Instance<KubernetesClient> clients;
     private final Instance<VolumeProvider> providers;
+    /** The same engine as the provider (which is a client proxy, not a VolumeEngine): cross-node restores need its own call. */
+    private final Instance<VolumeEngine> engines;
 
-    NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers) {
+    NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers,
+            Instance<VolumeEngine> engines) {
+        this.engines = engines;
         this.config = config;
         this.nodeConfig = nodeConfig;
         this.clients = clients;
@@ -81,8 +86,21 @@ public class NodeRole {
                 .withLabel(HandoffNames.NODE_LABEL, node).runnableInformer(RESYNC.toMillis());
         publisher = new CapacityPublisher(client, pool, config.driverName(), engine, () -> claims(pool), Path.of(config.dataDir()));
         running.add(publisher);
+        // the transfer server first: the volume handler fetches with its keys (issue 35)
+        TransferFetch fetch = null;
+        Optional<String> transfers = nodeConfig.transferAddress().filter(a -> !a.isBlank());
+        if (transfers.isPresent()) {
+            TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engines.get(), Path.of(config.dataDir()),
+                    nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
+                    nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
+                            "a transfer address needs the node pods' ServiceAccount and DaemonSet name")));
+            running.add(t);
+            String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
+            publisher.transferEndpoint(t.fingerprint(), advertised);
+            fetch = t.fetcher(client, pool, engines.get(), TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null));
+        }
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
-                nodeConfig.retry());
+                nodeConfig.retry(), fetch);
         SnapshotHandler sh = new SnapshotHandler(client, pool, engine, name -> snapshots.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry());
         GroupSnapshotHandler gh = new GroupSnapshotHandler(client, pool, engine, name -> groups.getStore().getByKey(name),
@@ -112,15 +130,6 @@ public class NodeRole {
         // The capacity is written before kubelet learns of the driver: kubelet's registration updates
         // CSINode, on which csi-provisioner asks GetCapacity for the node at once, and a 0 it gets
         // then (no LoopPoolNode yet) is published by no release and asked again only a poll later.
-        Optional<String> transfers = nodeConfig.transferAddress().filter(a -> !a.isBlank());
-        if (transfers.isPresent()) {
-            TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engine, Path.of(config.dataDir()),
-                    nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
-                    nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
-                            "a transfer address needs the node pods' ServiceAccount and DaemonSet name")));
-            running.add(t);
-            publisher.transferCertificate(t.fingerprint());
-        }
         publisher.publishNow();
         publisher.start(heartbeat);
 

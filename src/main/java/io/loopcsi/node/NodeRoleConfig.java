@@ -32,6 +32,19 @@ public interface NodeRoleConfig {
     /** The name of the pool's node ServiceAccount and DaemonSet (the operator gives both the same; needed with transferAddress). */
     Optional<String> transferNodeAccount();
 
+    /**
+     * The address peers call, host:port, when it is not transferAddress (which may bind 0.0.0.0): the
+     * pod's IP. Published in the LoopPoolNode.
+     */
+    Optional<String> transferAdvertiseAddress();
+
+    /**
+     * The projected service-account token (audience loopcsi.io/transfer) this node sends when it
+     * fetches a transfer, read anew for every call (kubelet rotates it). Unset: this node serves
+     * transfers but cannot fetch one.
+     */
+    Optional<String> transferTokenFile();
+
     /** How long a failed delete waits before the node tries again. */
     @WithDefault("10s")
     Duration retry();

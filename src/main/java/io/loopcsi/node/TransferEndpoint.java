@@ -35,10 +35,14 @@ final class TransferEndpoint implements AutoCloseable {
 
     private final TransferServer server;
     private final NodeKeys keys;
+    private final String host;
+    private final PoolDirectory dir;
 
-    private TransferEndpoint(TransferServer server, NodeKeys keys) {
+    private TransferEndpoint(TransferServer server, NodeKeys keys, String host, PoolDirectory dir) {
         this.server = server;
         this.keys = keys;
+        this.host = host;
+        this.dir = dir;
     }
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
@@ -56,11 +60,21 @@ final class TransferEndpoint implements AutoCloseable {
                 Clock.systemUTC());
         TransferServer server = TransferServer.start(host, port, keys, new PublishedPins(client, pool), service);
         LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s", pool, host, server.port(), keys.fingerprint());
-        return new TransferEndpoint(server, keys);
+        return new TransferEndpoint(server, keys, host, dir);
     }
 
     String fingerprint() {
         return keys.fingerprint();
+    }
+
+    /** host:port as bound (the port chosen when the address asked for 0). */
+    String address() {
+        return host + ":" + server.port();
+    }
+
+    /** The client side, with this node's keys: fetches into the pool directory's images, progress in its transfers/. */
+    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile) {
+        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root());
     }
 
     int port() {

@@ -27,9 +27,13 @@ import io.loopcsi.handoff.Phase;
  */
 final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, VolumeMeta> {
 
+    /** The client side of cross-node restores and clones; null when this node has no transfer endpoint. */
+    private final TransferFetch transfers;
+
     VolumeHandler(KubernetesClient client, String pool, VolumeProvider engine, Function<String, LoopVolume> cache, Runnable changed,
-            Duration retry) {
+            Duration retry, TransferFetch transfers) {
         super(client, LoopVolume.class, pool, engine, cache, changed, retry, "volume", "backing file", "<the volume ID of spec.name>");
+        this.transfers = transfers;
     }
 
     @Override
@@ -105,6 +109,9 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         long required = spec.getRequiredBytes() == null ? 0 : spec.getRequiredBytes();
         long limit = spec.getLimitBytes() == null ? 0 : spec.getLimitBytes();
         MutableParameters wanted = wanted(spec);
+        if (onDisk.isEmpty() && spec.getTransferId() != null) {
+            return fromOtherNode(spec, required, limit, wanted);
+        }
         if (onDisk.isEmpty()) {
             return engine.createVolume(new CreateRequest(spec.getName(), required, limit, spec.getMode(),
                     spec.getFsType() == null ? "" : spec.getFsType(), spec.getSourceSnapshotId(), spec.getSourceVolumeId(),
@@ -120,6 +127,9 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         if (modify) {
             m = engine.modifyVolume(id, wanted);
         }
+        if (!grow && !modify && spec.getTransferId() != null) {
+            return m; // made from another node's content: its source is not here for the engine's rule; the controller checked the request
+        }
         if (!grow && !modify) {
             // a retried spec (raised attempt): the engine's rule for an existing volume answers (same, or ALREADY_EXISTS)
             m = engine.createVolume(new CreateRequest(spec.getName(), required, limit, spec.getMode(),
@@ -127,6 +137,20 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
                     spec.getParameters(), wanted));
         }
         return m;
+    }
+
+    /**
+     * A restore or clone whose source is on spec.sourceNode: the content fetched from there by the
+     * transfer the controller authorised, then what a same-node restore does (size, thick).
+     */
+    private VolumeMeta fromOtherNode(LoopVolumeSpec spec, long required, long limit, MutableParameters wanted) {
+        if (transfers == null) {
+            throw EngineException.precondition("node " + engine.nodeId() + " has no transfer endpoint (loopcsi.node.transfer-address unset): "
+                    + "it cannot fetch the content source from node " + spec.getSourceNode());
+        }
+        CreateRequest req = new CreateRequest(spec.getName(), required, limit, spec.getMode(), spec.getFsType() == null ? "" : spec.getFsType(),
+                spec.getSourceSnapshotId(), spec.getSourceVolumeId(), spec.getParameters(), wanted);
+        return transfers.engine().createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
     }
 
     /** spec.mutableParameters, checked as the Controller checks them (anyone allowed to write the object could have written it). */

@@ -129,6 +129,11 @@ public final class TransferState {
         }
     }
 
+    /** Forgets a transfer's progress, if any (the destination gave it up: its image is deleted, a retry starts over). */
+    public static void forget(Path dataDir, String transferId) {
+        new TransferState(fileOf(dataDir, transferId), null, new BitSet()).delete();
+    }
+
     /** Forgets the transfer (done, abandoned or failed its digest). */
     void delete() {
         try {

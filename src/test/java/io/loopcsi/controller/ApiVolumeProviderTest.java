@@ -43,6 +43,7 @@ import io.loopcsi.engine.VolumeMode;
 import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.handoff.HandoffNames;
 import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopTransfer;
 import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopPoolNodeSpec;
@@ -72,7 +73,7 @@ class ApiVolumeProviderTest {
         // the injected client gives up on a connection after 10 s, which a loaded CI machine can exceed
         client = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(
                 client.getConfiguration()).withConnectionTimeout(60_000).withRequestTimeout(60_000).build()).build();
-        for (String crd : List.of("loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
+        for (String crd : List.of("loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes", "looptransfers")) {
             try (InputStream in = Files.newInputStream(Path.of("crds", crd + ".loopcsi.io-v1.yml"))) {
                 client.apiextensions().v1().customResourceDefinitions().load(in).create();
             }
@@ -343,6 +344,83 @@ class ApiVolumeProviderTest {
         current.setStatus(s);
         client.resources(LoopVolume.class).withName(lv.getMetadata().getName()).subresource("status")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), current);
+    }
+
+    /** A node's transfer endpoint as its node role publishes it (issue 35). */
+    void transferEndpoint(String name, String address) {
+        String objName = HandoffNames.poolNode(POOL, name);
+        LoopPoolNode n = client.resources(LoopPoolNode.class).withName(objName).get();
+        n.getStatus().setTransferAddress(address);
+        n.getStatus().setTransferCertificateSha256(address == null ? null : "ab".repeat(32));
+        client.resource(n).updateStatus();
+        await(() -> {
+            LoopPoolNode seen = client.resources(LoopPoolNode.class).withName(objName).get();
+            return java.util.Objects.equals(address, seen.getStatus().getTransferAddress()) ? true : null;
+        });
+    }
+
+    @Test
+    void aCloneAskedForOnAnotherNodeIsMadeThereByAnAuthorisedTransferThatHoldsTheSource() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        node("node-b", 10 * GI, Instant.now());
+        CompletableFuture<VolumeMeta> src = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-src", GI), on("node-a")));
+        answerReady(awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-src"))), GI);
+        String srcId = src.get(10, TimeUnit.SECONDS).id();
+        CreateRequest clone = new CreateRequest("pvc-clone", GI, 0, VolumeMode.FILESYSTEM, "xfs", null, srcId, Map.of());
+
+        // node-b serves no transfers: refused, naming why, nothing written
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(clone, on("node-b"))));
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("node node-a has no transfer endpoint"), e.getStatus().getDescription());
+        assertNull(client.resources(LoopVolume.class).withName(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-clone"))).get());
+        // where the source's node is allowed too, it is made there, as before transfers
+        Placement both = new Placement(List.of("node-a", "node-b"), List.of("node-b", "node-a"));
+        CompletableFuture<VolumeMeta> local = CompletableFuture.supplyAsync(() -> provider.createVolume(
+                new CreateRequest("pvc-local", GI, 0, VolumeMode.FILESYSTEM, "xfs", null, srcId, Map.of()), both));
+        LoopVolume l = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-local")));
+        assertEquals("node-a", l.getSpec().getNode());
+        assertNull(l.getSpec().getTransferId());
+        answerReady(l, GI);
+        local.get(10, TimeUnit.SECONDS);
+
+        transferEndpoint("node-a", "10.0.0.1:7443");
+        transferEndpoint("node-b", "10.0.0.2:7443");
+        // a source of another mode is refused before anything is written
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> provider.createVolume(new CreateRequest("pvc-blk", GI, 0,
+                VolumeMode.BLOCK, "", null, srcId, Map.of()), on("node-b"))));
+        assertEquals(Status.Code.INVALID_ARGUMENT, e.getStatus().getCode());
+
+        CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(clone, on("node-b")));
+        String cloneId = Ids.volumeIdFor("pvc-clone");
+        LoopVolume lv = awaitObject(HandoffNames.object(POOL, cloneId));
+        assertEquals("node-b", lv.getSpec().getNode());
+        assertEquals("node-a", lv.getSpec().getSourceNode());
+        assertEquals(cloneId, lv.getSpec().getTransferId());
+        LoopTransfer t = client.resources(LoopTransfer.class).withName(HandoffNames.object(POOL, cloneId)).get();
+        assertNotNull(t, "the authorisation is written with the intent");
+        assertEquals(srcId, t.getSpec().getSource());
+        assertEquals("node-a", t.getSpec().getSourceNode());
+        assertEquals("node-b", t.getSpec().getDestinationNode());
+        assertEquals(GI, t.getSpec().getSizeBytes());
+        Instant notAfter = Instant.parse(t.getSpec().getNotAfter());
+        assertTrue(notAfter.isAfter(Instant.now()) && notAfter.isBefore(Instant.now().plus(Duration.ofHours(24))), t.getSpec().getNotAfter());
+
+        // while the transfer reads it, the source cannot be deleted
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
+            provider.deleteVolume(srcId);
+            return null;
+        }));
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("transfer " + HandoffNames.object(POOL, cloneId)), e.getStatus().getDescription());
+        assertNull(client.resources(LoopVolume.class).withName(HandoffNames.object(POOL, srcId)).get().getMetadata().getDeletionTimestamp());
+
+        // a retried call finds the same intent and the same transfer
+        CompletableFuture<VolumeMeta> retry = CompletableFuture.supplyAsync(() -> provider.createVolume(clone, on("node-b")));
+        answerReady(lv, GI);
+        assertEquals(cloneId, call.get(10, TimeUnit.SECONDS).id());
+        assertEquals(cloneId, retry.get(10, TimeUnit.SECONDS).id());
+        await(() -> client.resources(LoopTransfer.class).withName(HandoffNames.object(POOL, cloneId)).get() == null ? true : null);
+        assertEquals(List.of(), client.resources(LoopTransfer.class).list().getItems(), "answered: the transfer is gone");
     }
 
     LoopVolume awaitObject(String name) {

@@ -208,9 +208,61 @@ class PoolServesVolumesKubeIT {
         env.put("LOOPCSI_NODE_TRANSFER_ADDRESS", "127.0.0.1:" + transferPorts.get(n));
         env.put("LOOPCSI_NODE_TRANSFER_NAMESPACE", NS);
         env.put("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT", "loopcsi-rt-node");
+        env.put("LOOPCSI_NODE_TRANSFER_TOKEN_FILE", transferToken(n).toString());
         Launcher l = Launcher.start(root, n, pod.args(), env);
         nodes.put(n, l.awaitCsi(socketOf(n)));
         await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
+    }
+
+    /**
+     * The projected token kubelet would give the node pod on n (audience loopcsi.io/transfer, bound
+     * to the pod): the DaemonSet's pod for n, bound to n as the scheduler would (kube-testenv runs
+     * none), or one made for it when the DaemonSet controller made none.
+     */
+    static Path transferToken(String n) throws Exception {
+        DaemonSet ds = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get();
+        io.fabric8.kubernetes.api.model.Pod pod = admin.pods().inNamespace(NS).list().getItems().stream()
+                .filter(p -> p.getMetadata().getOwnerReferences().stream().anyMatch(o -> ds.getMetadata().getUid().equals(o.getUid())))
+                .filter(p -> n.equals(targetNode(p))).findFirst().orElse(null);
+        if (pod == null) {
+            pod = admin.pods().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
+                    .withName("loopcsi-rt-node-" + n).addToLabels(ds.getSpec().getSelector().getMatchLabels()).addNewOwnerReference()
+                    .withApiVersion("apps/v1").withKind("DaemonSet").withName(ds.getMetadata().getName()).withUid(ds.getMetadata().getUid())
+                    .withController(true).withBlockOwnerDeletion(true).endOwnerReference().endMetadata().withNewSpec()
+                    .withServiceAccountName("loopcsi-rt-node").withNodeName(n).addNewToleration().withOperator("Exists").endToleration()
+                    .addNewContainer().withName("loopcsi").withImage("loopcsi:none").endContainer().endSpec().build()).create();
+        } else if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
+            admin.bindings().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.BindingBuilder().withNewMetadata()
+                    .withName(pod.getMetadata().getName()).endMetadata().withNewTarget().withApiVersion("v1").withKind("Node").withName(n)
+                    .endTarget().build()).create();
+        }
+        String podName = pod.getMetadata().getName();
+        io.fabric8.kubernetes.api.model.Pod bound = await("pod " + podName + " on " + n, () -> {
+            var p = admin.pods().inNamespace(NS).withName(podName).get();
+            return p != null && n.equals(p.getSpec().getNodeName()) ? p : null;
+        });
+        String token = admin.serviceAccounts().inNamespace(NS).withName("loopcsi-rt-node").tokenRequest(
+                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
+                        .withAudiences(io.loopcsi.transfer.kube.TokenReviewIdentity.AUDIENCE).withExpirationSeconds(3600L)
+                        .withNewBoundObjectRef().withApiVersion("v1").withKind("Pod").withName(podName).withUid(bound.getMetadata().getUid())
+                        .endBoundObjectRef().endSpec().build()).getStatus().getToken();
+        Path file = root.resolve(n + "-transfer.token");
+        Files.writeString(file, token);
+        return file;
+    }
+
+    static String targetNode(io.fabric8.kubernetes.api.model.Pod p) {
+        if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
+            return p.getSpec().getNodeName();
+        }
+        var a = p.getSpec().getAffinity();
+        if (a == null || a.getNodeAffinity() == null || a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null) {
+            return null;
+        }
+        return a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().stream()
+                .flatMap(t -> t.getMatchFields() == null ? java.util.stream.Stream.empty() : t.getMatchFields().stream())
+                .filter(f -> "metadata.name".equals(f.getKey()) && f.getValues().size() == 1).map(f -> f.getValues().get(0)).findFirst()
+                .orElse(null);
     }
 
     static Map<String, String> env(PodProcess pod, Path kubeconfig) {
@@ -440,6 +492,119 @@ class PoolServesVolumesKubeIT {
             deleteAsTheProvisionerDoes(c, id);
             c.controller.deleteSnapshot(csi.v1.DeleteSnapshotRequest.newBuilder().setSnapshotId(snapshotId).build());
         }
+    }
+
+    /**
+     * Issue 35: a restore and a clone asked for on node-b of sources on node-a are made on node-b
+     * from node-a's content, fetched by node-b's node role from node-a's transfer server (each
+     * authenticated by its pod-bound token and its published certificate); the same content, size,
+     * mode and filesystem as a same-node restore, a thick destination allocated in full.
+     */
+    @Test
+    @Order(5)
+    void aRestoreAndACloneAskedForOnTheOtherNodeAreMadeThereWithTheSourcesContent() throws Exception {
+        Path staging = kubeletDir("node-a").resolve("plugins/kubernetes.io/csi/pv/xsrc/globalmount");
+        Path target = kubeletDir("node-a").resolve("pods/px/volumes/kubernetes.io~csi/xsrc/mount");
+        List<String> made = new ArrayList<>();
+        List<String> snaps = new ArrayList<>();
+        try (CsiClient c = new CsiClient(controllerSocket); CsiClient a = new CsiClient(socketOf("node-a"));
+                CsiClient b = new CsiClient(socketOf("node-b"))) {
+            try {
+                // xfs: a volume on node-a with a file, its snapshot
+                String xfs = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-xsrc")
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(GI / 2)).addVolumeCapabilities(mount())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                made.add(xfs);
+                a.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(xfs).setStagingTargetPath(staging.toString())
+                        .setVolumeCapability(mount()).build());
+                a.node.nodePublishVolume(publish(xfs, staging, target, mount()));
+                Files.writeString(target.resolve("moved.txt"), "written on node-a");
+                asKubeletDoes(() -> a.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfs)
+                        .setTargetPath(target.toString()).build()));
+                asKubeletDoes(() -> a.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(xfs)
+                        .setStagingTargetPath(staging.toString()).build()));
+                String xsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("xsnap").setSourceVolumeId(xfs).build())
+                        .getSnapshot().getSnapshotId();
+                snaps.add(xsnap);
+
+                long t0 = System.nanoTime();
+                String restored = createOn(c, "pvc-xrestored", mount(), VolumeContentSource.newBuilder().setSnapshot(
+                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(xsnap)).build(), "thin");
+                made.add(0, restored);
+                timings.add("xfs restore of 512Mi from node-a onto node-b: " + ms(t0) + " ms");
+                String cloned = createOn(c, "pvc-xcloned", mount(), VolumeContentSource.newBuilder().setVolume(
+                        VolumeContentSource.VolumeSource.newBuilder().setVolumeId(xfs)).build(), "thick");
+                made.add(0, cloned);
+                assertAllocated(dataDir("node-b").resolve("volumes/" + cloned + ".img"), GI / 2);
+                for (String id : List.of(restored, cloned)) {
+                    Path st = kubeletDir("node-b").resolve("plugins/kubernetes.io/csi/pv/" + id + "/globalmount");
+                    Path tg = kubeletDir("node-b").resolve("pods/py/volumes/kubernetes.io~csi/" + id + "/mount");
+                    b.node.nodeStageVolume(NodeStageVolumeRequest.newBuilder().setVolumeId(id).setStagingTargetPath(st.toString())
+                            .setVolumeCapability(mount()).build());
+                    b.node.nodePublishVolume(publish(id, st, tg, mount()));
+                    assertEquals("written on node-a", Files.readString(tg.resolve("moved.txt")), id + " on node-b has node-a's file");
+                    asKubeletDoes(() -> b.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(id)
+                            .setTargetPath(tg.toString()).build()));
+                    asKubeletDoes(() -> b.node.nodeUnstageVolume(NodeUnstageVolumeRequest.newBuilder().setVolumeId(id)
+                            .setStagingTargetPath(st.toString()).build()));
+                }
+
+                // block: bytes written at two places of the image; restored thick, cloned thin: the same bytes
+                String blk = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName("pvc-bsrc")
+                        .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(64L << 20)).addVolumeCapabilities(block())
+                        .setAccessibilityRequirements(on("node-a")).build()).getVolume().getVolumeId();
+                made.add(blk);
+                Path blkImage = dataDir("node-a").resolve("volumes/" + blk + ".img");
+                byte[] data = new byte[3 << 20];
+                new java.util.Random(35).nextBytes(data);
+                try (RandomAccessFile f = new RandomAccessFile(blkImage.toFile(), "rw")) {
+                    f.seek(1 << 20);
+                    f.write(data);
+                    f.seek(40L << 20);
+                    f.write(data, 0, 4096);
+                }
+                String bsnap = c.controller.createSnapshot(CreateSnapshotRequest.newBuilder().setName("bsnap").setSourceVolumeId(blk).build())
+                        .getSnapshot().getSnapshotId();
+                snaps.add(bsnap);
+                String brestored = createOn(c, "pvc-brestored", block(), VolumeContentSource.newBuilder().setSnapshot(
+                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(bsnap)).build(), "thick");
+                made.add(0, brestored);
+                String bcloned = createOn(c, "pvc-bcloned", block(), VolumeContentSource.newBuilder().setVolume(
+                        VolumeContentSource.VolumeSource.newBuilder().setVolumeId(blk)).build(), "thin");
+                made.add(0, bcloned);
+                for (String id : List.of(brestored, bcloned)) {
+                    Path img = dataDir("node-b").resolve("volumes/" + id + ".img");
+                    assertEquals(-1L, Files.mismatch(blkImage, img), id + ": the same bytes as the source on node-a");
+                    assertFalse(Files.exists(dataDir("node-a").resolve("volumes/" + id + ".img")));
+                }
+                assertAllocated(dataDir("node-b").resolve("volumes/" + brestored + ".img"), 64L << 20);
+                assertTrue(du(dataDir("node-b").resolve("volumes/" + bcloned + ".img")) < 16L << 20, "a thin clone stays sparse");
+                assertEquals(List.of(), admin.resources(io.loopcsi.handoff.LoopTransfer.class).withLabel("loopcsi.io/pool", POOL).list().getItems(),
+                        "every transfer ends with its volume's answer");
+            } finally { // what was made goes, so that the later tests find the nodes as they expect
+                for (String id : made) {
+                    deleteAsTheProvisionerDoes(c, id);
+                }
+                for (String id : snaps) {
+                    c.controller.deleteSnapshot(csi.v1.DeleteSnapshotRequest.newBuilder().setSnapshotId(id).build());
+                }
+            }
+        }
+    }
+
+    /** CreateVolume on node-b (strict topology) from a source, with provisioning thin or thick; its volume ID. */
+    static String createOn(CsiClient c, String name, VolumeCapability cap, VolumeContentSource source, String provisioning) {
+        CreateVolumeResponse r = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName(name)
+                .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(cap.hasBlock() ? 64L << 20 : GI / 2))
+                .addVolumeCapabilities(cap).setVolumeContentSource(source).putMutableParams("provisioning", provisioning)
+                .setAccessibilityRequirements(on("node-b")).build());
+        assertEquals("node-b", r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"));
+        assertEquals(source, r.getVolume().getContentSource());
+        String id = r.getVolume().getVolumeId();
+        LoopVolume lv = admin.resources(LoopVolume.class).withName(POOL + "." + id).get();
+        assertEquals("node-a", lv.getSpec().getSourceNode());
+        assertTrue(Files.exists(dataDir("node-b").resolve("volumes/" + id + ".img")));
+        return id;
     }
 
     @Test

@@ -1,0 +1,145 @@
+package io.loopcsi.node;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.jboss.logging.Logger;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.loopcsi.engine.EngineException;
+import io.loopcsi.engine.VolumeEngine;
+import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopTransfer;
+import io.loopcsi.handoff.LoopVolumeSpec;
+import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.TransferException;
+import io.loopcsi.transfer.TransferState;
+import io.loopcsi.transfer.service.BearerToken;
+import io.loopcsi.transfer.service.TransferClient;
+import io.loopcsi.transfer.tls.NodeKeys;
+
+/**
+ * The destination's side of a cross-node restore or clone (docs/architecture.md, "Transfer"): the
+ * source node's address and certificate from its LoopPoolNode, the size from the LoopTransfer the
+ * controller wrote, then {@link TransferClient} into the new volume's temporary image. A cut
+ * (UNAVAILABLE) is tried again from the last checkpoint, {@link #ATTEMPTS} times in all; every
+ * failure is an {@link EngineException} naming the source node and the reason, after which the
+ * engine deletes the image and the progress here is forgotten (the controller's retry starts over).
+ */
+final class TransferFetch {
+
+    private static final Logger LOG = Logger.getLogger(TransferFetch.class);
+    static final int ATTEMPTS = 3;
+
+    private final KubernetesClient client;
+    private final String pool;
+    private final VolumeEngine engine;
+    private final NodeKeys keys;
+    private final Path tokenFile;
+    private final AllocatedRanges ranges;
+    private final Path dataDir;
+
+    TransferFetch(KubernetesClient client, String pool, VolumeEngine engine, NodeKeys keys, Path tokenFile, AllocatedRanges ranges,
+            Path dataDir) {
+        this.engine = engine;
+        this.client = client;
+        this.pool = pool;
+        this.keys = keys;
+        this.tokenFile = tokenFile;
+        this.ranges = ranges;
+        this.dataDir = dataDir;
+    }
+
+    /** The local engine, which makes the volume around the fetch. */
+    VolumeEngine engine() {
+        return engine;
+    }
+
+    /** What the engine needs of the source: the LoopTransfer's size and the source node; mode and fsType are checked by the controller. */
+    VolumeEngine.RemoteSource source(LoopVolumeSpec spec) {
+        LoopTransfer t = client.resources(LoopTransfer.class).withName(HandoffNames.object(pool, spec.getTransferId())).get();
+        if (t == null || t.getSpec() == null || t.getSpec().getSizeBytes() == null) {
+            throw EngineException.precondition("transfer " + spec.getTransferId() + " from node " + spec.getSourceNode()
+                    + " has no LoopTransfer (the controller writes it before the intent; it goes when the volume is answered)");
+        }
+        return new VolumeEngine.RemoteSource(spec.getSourceNode(), null, null, t.getSpec().getSizeBytes());
+    }
+
+    /** Fetches the source's content into image (made here, sourceBytes long). */
+    void fetch(LoopVolumeSpec spec, Path image, long sourceBytes) {
+        String source = spec.getSourceSnapshotId() != null ? spec.getSourceSnapshotId() : spec.getSourceVolumeId();
+        String from = spec.getSourceNode();
+        try {
+            for (int attempt = 1;; attempt++) {
+                LoopPoolNode n = client.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(pool, from)).get();
+                String address = n == null || n.getStatus() == null ? null : n.getStatus().getTransferAddress();
+                String pin = n == null || n.getStatus() == null ? null : n.getStatus().getTransferCertificateSha256();
+                if (address == null || pin == null || address.lastIndexOf(':') < 0) {
+                    throw EngineException.precondition("node " + from + " has no transfer endpoint (its LoopPoolNode publishes no "
+                            + "transferAddress and certificate)");
+                }
+                int colon = address.lastIndexOf(':');
+                try (TransferClient c = new TransferClient(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)), pin,
+                        keys, new BearerToken(this::token))) {
+                    TransferClient.Result r = c.fetch(spec.getTransferId(), source, 0, dataDir, image, sourceBytes, ranges::of, null);
+                    LOG.infof("transfer %s: %s from node %s fetched (%d bytes of data from chunk %d on), digest %s", spec.getTransferId(), source,
+                            from, r.bytesReceived(), r.fromChunk(), r.digest());
+                    return;
+                } catch (StatusRuntimeException e) {
+                    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= ATTEMPTS) {
+                        throw engineError(e.getStatus().getCode(), from, e.getStatus().getDescription());
+                    }
+                    LOG.infof("transfer %s: node %s cut the transfer (%s); going on from the last checkpoint (attempt %d of %d)",
+                            spec.getTransferId(), from, e.getStatus(), attempt + 1, ATTEMPTS);
+                }
+            }
+        } catch (TransferException e) {
+            forget(spec.getTransferId());
+            throw new EngineException(e.kind() == TransferException.Kind.DENIED ? EngineException.Kind.FAILED_PRECONDITION
+                    : EngineException.Kind.INTERNAL, "transfer " + spec.getTransferId() + " from node " + from + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            forget(spec.getTransferId());
+            throw e;
+        }
+    }
+
+    private void forget(String transferId) {
+        try {
+            TransferState.forget(dataDir, transferId);
+        } catch (RuntimeException e) {
+            LOG.warnf("transfer %s: cannot forget its progress: %s", transferId, e.getMessage());
+        }
+    }
+
+    private static EngineException engineError(Status.Code code, String from, String description) {
+        String message = "the transfer from node " + from + " failed: " + code + " " + description;
+        return switch (code) {
+            case NOT_FOUND -> EngineException.notFound(message);
+            case PERMISSION_DENIED, FAILED_PRECONDITION -> EngineException.precondition(message);
+            case INVALID_ARGUMENT -> EngineException.invalid(message);
+            case RESOURCE_EXHAUSTED -> EngineException.exhausted(message);
+            default -> new EngineException(EngineException.Kind.INTERNAL, message);
+        };
+    }
+
+    private String token() {
+        if (tokenFile == null) {
+            throw new IllegalStateException("no transfer token file is configured (loopcsi.node.transfer-token-file)");
+        }
+        try {
+            return Files.readString(tokenFile, StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + tokenFile + ": " + e.getMessage(), e);
+        }
+    }
+
+    static Optional<Path> path(Optional<String> s) {
+        return s.filter(x -> !x.isBlank()).map(Path::of);
+    }
+}
