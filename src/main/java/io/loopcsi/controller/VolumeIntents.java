@@ -300,9 +300,10 @@ final class VolumeIntents {
     }
 
     Condition condition(String volumeId) {
-        // from the informer: ListVolumes asks this of every volume
+        // from the informer: ListVolumes asks this of every volume; from the API server when the cache
+        // lags behind (a volume CreateVolume just answered can still be pending there: not "does not exist")
         LoopVolume v = Ids.isVolumeId(volumeId) ? informers.cachedVolume(volumeId) : null;
-        if (v == null && Ids.isVolumeId(volumeId)) {
+        if ((v == null || !v.created()) && Ids.isVolumeId(volumeId)) {
             v = informers.get(LoopVolume.class, HandoffNames.object(pool, volumeId));
         }
         if (v == null || !v.created()) {
