@@ -39,4 +39,13 @@ public final class VolumeApiDiscovery {
         }
         return now;
     }
+
+    /**
+     * Forgets what was seen on the client's server: the next call asks it anew. For a server whose
+     * optional APIs were removed (the operator's own restart does the same); the tests, which share
+     * one server and one process across test classes, use it to start from what the server serves.
+     */
+    public static void forget(KubernetesClient client) {
+        SEEN.remove(String.valueOf(client.getMasterUrl()));
+    }
 }
