@@ -31,6 +31,8 @@ public final class TransferState {
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     /** The file's form. */
+    // read and written by Jackson: registered for the native executable (`make test-native` found it unregistered)
+    @io.quarkus.runtime.annotations.RegisterForReflection
     record Saved(String transferId, String source, long size, int chunkSize, List<long[]> ranges, String digest, String done) {
     }
 
