@@ -39,6 +39,8 @@ public class Main {
                            this node's LoopVolumes, publishes its capacity, registers itself with kubelet
               doctor       checks whether this machine can host a pool: a verdict per line, a fix per failure;
                            exit 0 when it can, 1 when it cannot
+              evacuate     moves every claimed volume of the pools off a node, claims kept (loopcsi evacuate --help);
+                           a dry run unless --apply; the cluster of $KUBECONFIG
 
             every role:
               --version            driver, CSI spec, Quarkus and JDK versions, the runtime (JVM or native) and the build's commit
@@ -100,6 +102,10 @@ public class Main {
             io.loopcsi.cli.csc.Csc.main(rest.toArray(String[]::new));
             return;
         }
+        if (role.equals("evacuate")) {
+            // a client of the cluster, like csc of a socket: plain Java, no Quarkus application
+            System.exit(io.loopcsi.cli.evacuate.Evacuate.main(rest, System.out, System.err));
+        }
         if (rest.contains("-h") || rest.contains("--help") || role.equals("help")) {
             System.out.print(USAGE);
             return;
@@ -109,7 +115,7 @@ public class Main {
             return;
         }
         if (!Flags.ROLES.contains(role)) {
-            usageError("unknown role '" + role + "' (one of standalone, controller, node, operator, doctor, csc; loopcsi --help)");
+            usageError("unknown role '" + role + "' (one of standalone, controller, node, operator, doctor, csc, evacuate; loopcsi --help)");
         }
         Flags.Parsed parsed = parse(role, rest);
         debug = parsed.has("--debug");
