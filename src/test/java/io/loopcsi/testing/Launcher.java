@@ -124,6 +124,14 @@ public final class Launcher implements AutoCloseable {
         }
     }
 
+    /** Waits for the process to end by itself; its exit status (IllegalStateException after the timeout). */
+    public int exitStatus(java.time.Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("loopcsi still running after " + timeout + ":\n" + log());
+        }
+        return process.exitValue();
+    }
+
     public boolean isAlive() {
         return process.isAlive();
     }

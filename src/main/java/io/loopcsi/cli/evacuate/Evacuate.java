@@ -176,7 +176,7 @@ public final class Evacuate {
             if (of.isEmpty()) {
                 continue;
             }
-            sb.append(String.format("  %-10s %d%n", switch (oc) {
+            sb.append(String.format("  %-19s %d%n", switch (oc) {
                 case MOVED -> "moved";
                 case MOVED_KEPT -> "moved, source kept";
                 case REFUSED -> "not moved";

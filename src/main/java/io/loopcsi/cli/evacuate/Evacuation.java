@@ -95,8 +95,10 @@ public final class Evacuation implements AutoCloseable {
             long t0 = System.nanoTime();
             try {
                 Outcome o = move(m, head);
-                String d = (o == Outcome.MOVED_KEPT ? "moved to " + m.target() + ", source kept" : "moved to " + m.target()) + " in "
-                        + Duration.ofNanos(System.nanoTime() - t0).toSeconds() + " s";
+                String d = MoveRecord.KEPT.equals(m.resume())
+                        ? (o == Outcome.MOVED_KEPT ? "moved to " + m.target() + " before, source kept" : "moved to " + m.target() + " before, the kept source deleted")
+                        : (o == Outcome.MOVED_KEPT ? "moved to " + m.target() + ", source kept" : "moved to " + m.target()) + " in "
+                                + Duration.ofNanos(System.nanoTime() - t0).toSeconds() + " s";
                 out.println(head + ": " + d);
                 results.add(new Result(m, o, d));
             } catch (Stop s) {
