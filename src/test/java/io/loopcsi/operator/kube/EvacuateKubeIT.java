@@ -335,14 +335,38 @@ class EvacuateKubeIT {
         }
     }
 
-    /** Once its pod is gone, the last claim moves too (no source kept), and node-a holds nothing: exit 0. */
+    /**
+     * --evict: node-a is cordoned and the pod using the last claim is evicted (the test plays kubelet:
+     * once the pod is terminating, it is deleted as a kubelet does after stopping its containers);
+     * the claim moves (no source kept) and node-a holds nothing: exit 0.
+     */
     @Test
     @Order(4)
-    void theClaimWhosePodStoppedMovesAndTheNodeIsEmpty() throws Exception {
-        admin.pods().inNamespace("default").withName("busy-pod").withGracePeriod(0).delete();
-        await("busy-pod gone", () -> admin.pods().inNamespace("default").withName("busy-pod").get() == null);
-        Launcher.Result r = runToEnd("evacuate-4", "evacuate", "--node", "node-a", "--apply");
+    void withEvictTheNodeIsCordonedThePodEvictedAndTheLastClaimMoves() throws Exception {
+        Thread kubelet = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            while (System.nanoTime() < deadline) {
+                var p = admin.pods().inNamespace("default").withName("busy-pod").get();
+                if (p == null) {
+                    return;
+                }
+                if (p.getMetadata().getDeletionTimestamp() != null) {
+                    admin.pods().inNamespace("default").withName("busy-pod").withGracePeriod(0).delete();
+                }
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        kubelet.setDaemon(true);
+        kubelet.start();
+        Launcher.Result r = runToEnd("evacuate-4", "evacuate", "--node", "node-a", "--apply", "--evict");
+        kubelet.interrupt();
         assertEquals(0, r.exit(), r.out());
+        assertTrue(r.out().contains("node node-a cordoned") && r.out().contains("pod default/busy-pod evicted"), r.out());
+        assertEquals(Boolean.TRUE, admin.nodes().withName("node-a").get().getSpec().getUnschedulable());
         assertEquals(claims.get("busy").digest(), digest(image("node-b", volumeOf("busy"))));
         assertFalse(Files.exists(image("node-a", claims.get("busy").volumeId())));
         Launcher.Result again = Launcher.run("evacuate", "--node", "node-a");
