@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * The progress of one move, kept as JSON in the annotation {@value #ANNOTATION} of the OLD
@@ -27,6 +28,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolume;
  * @param step the step reached
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
+@RegisterForReflection // read and written by Jackson, also in the native executable
 public record MoveRecord(String from, String to, String newPv, String reclaimPolicy, String claim, String step) {
 
     public static final String ANNOTATION = "loopcsi.io/evacuation";
