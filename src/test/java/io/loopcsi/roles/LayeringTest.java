@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * The arrows between packages run down (issue 33):
  *
  * <pre>
- * cli                     the launcher, doctor, csc
+ * cli                     the launcher, doctor, csc, evacuate
  * roles                   what each role starts and which provider and metrics it gets
  * operator controller node metrics   a role's parts (node may name operator.api, the CRD's types)
  * csi                     the CSI services and their server, endpoints and sockets
