@@ -26,6 +26,13 @@ one() { # one RUNTIME: prints "ms rss_mib anon_mib file_mib"
   rm -rf "$d"
   echo "$ms $rss"
 }
+# Relocations the dynamic linker applies to the executable at each start (fewer with GraalVM 25's relative
+# code pointers, see the Makefile's NATIVE_RELATIVE_CODE): each pointer it writes dirties a page of the
+# image heap, which is then the process's own memory.
+for f in target/native/loopcsi-*-runner; do
+  command -v readelf >/dev/null && [ -x "$f" ] &&
+    echo "native: $(readelf -r "$f" | grep -c R_X86_64_RELATIVE) relocations applied at start, executable $(($(stat -c %s "$f") / 1048576)) MiB" >&2
+done
 for i in $(seq "$runs"); do
   for r in native jvm; do
     echo "$r $(one $r)"
