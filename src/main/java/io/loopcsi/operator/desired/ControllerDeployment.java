@@ -112,6 +112,7 @@ public final class ControllerDeployment {
                 .withNewMetadata().withLabels(PoolNames.labels(pool, CsiRbac.CONTROLLER)).endMetadata()
                 .withNewSpec()
                 .withServiceAccountName(PoolNames.controller(pool))
+                .withEnableServiceLinks(false) // as the node's (NodeDaemonSet): no env vars per Service
                 .withNewSecurityContext().withRunAsNonRoot(true).withRunAsUser(65532L).withRunAsGroup(65532L).withFsGroup(65532L)
                 .withNewSeccompProfile().withType("RuntimeDefault").endSeccompProfile().endSecurityContext()
                 .withContainers(containers)

@@ -20,6 +20,7 @@ class ControllerDeploymentTest {
     void controllerRoleBesideTheSidecarsOnASharedSocket() {
         Deployment d = ControllerDeployment.desired(Pools.minimal("p1"), "ns");
         assertEquals("loopcsi-p1-controller", d.getMetadata().getName());
+        assertEquals(Boolean.FALSE, d.getSpec().getTemplate().getSpec().getEnableServiceLinks(), "no env vars per Service of the namespace");
         assertEquals("ns", d.getMetadata().getNamespace());
         assertEquals(1, d.getSpec().getReplicas());
         var pod = d.getSpec().getTemplate().getSpec();

@@ -54,6 +54,7 @@ class NodeDaemonSetTest {
         assertEquals("/dev", mount(node, "dev").getMountPath());
         assertEquals("/var/lib/loopcsi/p1", volume(pod.getVolumes(), "backing-dir").getHostPath().getPath());
         assertNull(pod.getNodeSelector());
+        assertEquals(Boolean.FALSE, pod.getEnableServiceLinks(), "no env vars per Service of the namespace: each start matches them all");
 
         // doctor first, with the node container's image, privileges and mounts: a node that cannot host the pool says why
         Container doctor = pod.getInitContainers().get(0);
