@@ -2,7 +2,9 @@
 # `make bench`: compiles the harness (bench/src/main/java) against the packaged driver's class
 # path and runs every benchmark. Table on stdout, JSON in target/bench/results.json.
 # Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE BENCH_IO_SECONDS BENCH_IO_MIB BENCH_IDLE_SECONDS,
-# BENCH_ONLY=startup,churn,lifecycle,scale,io,idle (the default), node and image (only when named: the node
+# BENCH_TRANSFER_MIB BENCH_TRANSFER_ROUNDS,
+# BENCH_ONLY=startup,churn,lifecycle,scale,io,idle (the default), transfer, node and image (only when named: the
+# node-to-node transfer against cp --sparse=always, TransferBench.java; the node
 # plugin's restart on a real kubelet, bench/node-restart.sh; the image's start to the first Probe on
 # JDK 25 + AOT cache and JDK 17 + AppCDS, and its size, bench/image-start.sh, after make image
 # image-jdk17), BENCH_JDK25=/path (or none), BENCH_TMP=/tmp.

@@ -56,6 +56,7 @@ public final class Bench {
     final long volumeBytes = Long.parseLong(env("BENCH_VOLUME_MIB", "16")) * MIB;
     final int pageSize = Integer.parseInt(env("BENCH_PAGE", "100"));
     final String jdk25 = env("BENCH_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64");
+    /** Which benchmarks run; "transfer" only when named (52-64 s measured at load 10, over the 60 s a default one may take). */
     final Set<String> only = Set.of(env("BENCH_ONLY", "startup,churn,lifecycle,scale,io,idle").split(","));
     /**
      * What ./loopcsi runs (LOOPCSI_RUNTIME, passed on to every driver it starts): jvm, or native
@@ -109,6 +110,9 @@ public final class Bench {
         }
         if (only.contains("io")) {
             guarded("io", d -> new IoBench(this).run(d));
+        }
+        if (only.contains("transfer")) {
+            guarded("transfer", d -> new TransferBench(this).run(d));
         }
         rows.addAll(rssRows);
         printTable();

@@ -69,6 +69,7 @@ public final class Evacuation implements AutoCloseable {
     private final PrintStream out;
     private final Map<String, ApiVolumeProvider> providers = new HashMap<>();
     private boolean cordoned;
+    private EvictionVersion evictionVersion;
 
     public Evacuation(KubernetesClient client, String node, boolean keepSource, boolean evict, Duration copyTimeout, PrintStream out) {
         this.client = client;
@@ -181,18 +182,21 @@ public final class Evacuation implements AutoCloseable {
             cordoned = true;
             out.println("node " + node + " cordoned (kubectl uncordon " + node + " undoes it)");
         }
+        if (evictionVersion == null) {
+            evictionVersion = EvictionVersion.of(client);
+        }
         for (String p : pods) {
             String[] nn = p.split("/", 2);
             boolean evicted;
             try {
-                evicted = client.pods().inNamespace(nn[0]).withName(nn[1]).evict();
+                evicted = evictionVersion.evict(client, nn[0], nn[1]);
             } catch (KubernetesClientException e) {
                 throw new Stop(Outcome.REFUSED, "cannot evict pod " + p + ": " + e.getMessage());
             }
             if (!evicted) {
                 throw new Stop(Outcome.REFUSED, "pod " + p + " cannot be evicted now (a PodDisruptionBudget forbids it); stop it and run again");
             }
-            out.println("  pod " + p + " evicted");
+            out.println("  pod " + p + " evicted (" + evictionVersion.apiVersion() + " Eviction)");
         }
         Instant deadline = Instant.now().plus(WAIT);
         while (true) {

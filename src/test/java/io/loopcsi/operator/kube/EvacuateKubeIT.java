@@ -365,7 +365,10 @@ class EvacuateKubeIT {
         Launcher.Result r = runToEnd("evacuate-4", "evacuate", "--node", "node-a", "--apply", "--evict");
         kubelet.interrupt();
         assertEquals(0, r.exit(), r.out());
-        assertTrue(r.out().contains("node node-a cordoned") && r.out().contains("pod default/busy-pod evicted"), r.out());
+        // the Eviction's version is the one the server gives pods/eviction: policy/v1beta1 on 1.20-1.21, policy/v1 from 1.22
+        int minor = Integer.parseInt(admin.getKubernetesVersion().getMinor().replaceAll("\\D", ""));
+        String sent = minor >= 22 ? "policy/v1" : "policy/v1beta1";
+        assertTrue(r.out().contains("node node-a cordoned") && r.out().contains("pod default/busy-pod evicted (" + sent + " Eviction)"), r.out());
         assertEquals(Boolean.TRUE, admin.nodes().withName("node-a").get().getSpec().getUnschedulable());
         assertEquals(claims.get("busy").digest(), digest(image("node-b", volumeOf("busy"))));
         assertFalse(Files.exists(image("node-a", claims.get("busy").volumeId())));

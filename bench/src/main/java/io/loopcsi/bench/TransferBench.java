@@ -1,0 +1,252 @@
+package io.loopcsi.bench;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.PoolDirectory;
+import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.ImageSource;
+import io.loopcsi.transfer.TransferException;
+import io.loopcsi.transfer.TransferGrant;
+import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.service.SourceImages;
+import io.loopcsi.transfer.service.TransferClient;
+import io.loopcsi.transfer.service.TransferServer;
+import io.loopcsi.transfer.service.TransferService;
+import io.loopcsi.transfer.tls.NodeKeys;
+
+/**
+ * Benchmark "transfer" (issue 35): the node-to-node transfer against {@code cp --sparse=always} of the
+ * same image on the same machine. A sparse image of {@code BENCH_TRANSFER_MIB} (1024), half of it
+ * written in scattered extents (64 KiB to 4 MiB of random data, each followed by a hole of its size),
+ * lies in pool x on a loop-mounted xfs in BENCH_TMP. The transfer is the production code in this
+ * process: node x's TransferServer and TransferService, node y's TransferClient fetching into pool y
+ * on the same xfs, over TLS with pinned keys, with the plan's digest, every chunk's hash and the
+ * digest of the written image checked (all inside the time). The grant and the caller's identity
+ * are the in-process wiring of TransferServiceTest (a map of grants, the client's certificate
+ * fingerprint naming node y): the Kubernetes objects behind them are not on this path.
+ *
+ * <p>The baseline is {@code cp --sparse=always} of the same file to the same xfs, then an fsync of
+ * the copy: the transfer syncs what it writes (its checkpoints and its end), so cp must too. Both
+ * read the source from the page cache (written just before, warmed by one untimed round of each).
+ * {@code BENCH_TRANSFER_ROUNDS} (3) rounds, alternating which goes first; rows give medians.
+ * Bytes sent are counted twice: the data bytes the client received, and the bytes the server's TCP
+ * socket had acknowledged at the end (from {@code ss -ti}: TLS records, HTTP/2 and protobuf framing,
+ * the plan, the hashes), each over the source's allocated bytes ({@code stat %b}).
+ */
+final class TransferBench {
+
+    static final String B = "10 transfer";
+    /** CPU time of this process (both ends of the transfer and the harness, which idles meanwhile). */
+    static final com.sun.management.OperatingSystemMXBean CPU = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+            .getOperatingSystemMXBean();
+    static final String SRC = Ids.volumeIdFor("bench-source");
+    static final String DST = Ids.volumeIdFor("bench-destination");
+
+    private final Bench bench;
+    private final long imageBytes = Long.parseLong(Bench.env("BENCH_TRANSFER_MIB", "1024")) * Bench.MIB;
+    private final int rounds = Integer.parseInt(Bench.env("BENCH_TRANSFER_ROUNDS", "3"));
+    private final AllocatedRanges ranges = new AllocatedRanges(Bench.SHELL);
+    private final Map<String, TransferGrant> grants = new ConcurrentHashMap<>();
+    private TransferService service;
+    private long copyAllocated;
+
+    TransferBench(Bench bench) {
+        this.bench = bench;
+    }
+
+    void run(Path dir) throws Exception {
+        long t0 = System.nanoTime();
+        String loadBefore = Files.readString(Path.of("/proc/loadavg")).strip();
+        Path img = dir.resolve("xfs.img");
+        Path xfs = Files.createDirectory(dir.resolve("xfs"));
+        try (RandomAccessFile f = new RandomAccessFile(img.toFile(), "rw")) {
+            f.setLength(3 * imageBytes + 512 * Bench.MIB); // the source, two copies, the log
+        }
+        Bench.SHELL.run("mkfs.xfs", "-q", img.toString());
+        Bench.SHELL.run("mount", "-o", "loop", img.toString(), xfs.toString());
+        PoolDirectory x = new PoolDirectory(Files.createDirectory(xfs.resolve("x")));
+        PoolDirectory y = new PoolDirectory(Files.createDirectory(xfs.resolve("y")));
+        try {
+            Path src = x.volumeImage(SRC);
+            long written = writeScattered(src);
+            long allocated = allocated(src);
+            NodeKeys xKeys = NodeKeys.generate("x");
+            NodeKeys yKeys = NodeKeys.generate("y");
+            service = new TransferService("x", new SourceImages(x), id -> Optional.ofNullable(grants.get(id)), caller -> {
+                if (!caller.certificateFingerprint().equals(yKeys.fingerprint())) {
+                    throw new TransferException(TransferException.Kind.DENIED, "unknown certificate");
+                }
+                return "y";
+            }, ranges, Clock.systemUTC());
+            try (TransferServer server = TransferServer.start("127.0.0.1", 0, xKeys, () -> Set.of(yKeys.fingerprint()), service)) {
+                Path copy = y.root().resolve("cp-copy.img");
+                transfer(src, server, xKeys, yKeys, y, "warm", allocated); // JIT, TLS, page cache: untimed
+                cp(src, copy);
+                double[] xfer = new double[rounds];
+                double[] cpSecs = new double[rounds];
+                double[] ratio = new double[rounds];
+                double[] cpu = new double[rounds];
+                Sent sent = null;
+                for (int i = 0; i < rounds; i++) {
+                    if (i % 2 == 0) {
+                        sent = transfer(src, server, xKeys, yKeys, y, "r" + i, allocated);
+                        cpSecs[i] = cp(src, copy);
+                    } else {
+                        cpSecs[i] = cp(src, copy);
+                        sent = transfer(src, server, xKeys, yKeys, y, "r" + i, allocated);
+                    }
+                    xfer[i] = sent.seconds;
+                    cpu[i] = sent.cpuSeconds;
+                    ratio[i] = cpSecs[i] / xfer[i];
+                }
+                double mib = allocated / (double) Bench.MIB;
+                String n = " (median of " + rounds + ")";
+                bench.row(B, String.format("source: %d MiB sparse image, %d MiB written in scattered extents, %.0f MiB allocated",
+                        imageBytes / Bench.MIB, written / Bench.MIB, mib), "", "");
+                bench.row(B, "transfer x->y (TLS, chunk hashes, digest checked at both ends)" + n, mib / Bench.median(xfer), "MiB/s");
+                bench.row(B, "  CPU time of both ends per transfer / its wall time" + n, String.format("%.1f / %.1f", Bench.median(cpu),
+                        Bench.median(xfer)), "s");
+                long d0 = System.nanoTime();
+                ImageSource.digest(src, ranges.of(src), TransferPlan.DEFAULT_CHUNK);
+                bench.row(B, "  one SHA-256 content digest pass over the source (a transfer makes 4: plan, chunks sent, chunks received, image written)",
+                        mib / ((System.nanoTime() - d0) / 1e9), "MiB/s");
+                bench.row(B, "cp --sparse=always --reflink=never + fsync of the copy, same xfs" + n, mib / Bench.median(cpSecs), "MiB/s");
+                bench.row(B, "ratio transfer / cp (median of per-round ratios; goal >= 0.8)", Bench.median(ratio), "x");
+                bench.row(B, "data bytes sent / source's allocated bytes (goal <= 1.05)", String.format("%.4f", sent.dataBytes / (double) allocated), "x");
+                bench.row(B, "bytes on the wire (server's TCP, ss bytes_acked) / allocated bytes", String.format("%.4f", sent.wireBytes / (double) allocated), "x");
+                bench.row(B, "destination's allocated bytes / source's (transfer / cp)", String.format("%.3f / %.3f",
+                        sent.destinationAllocated / (double) allocated, copyAllocated / (double) allocated), "x");
+            }
+            bench.row(B, "load average before / after; whole benchmark", loadBefore + " / " + Files.readString(Path.of("/proc/loadavg"))
+                    .strip() + "; " + Math.round((System.nanoTime() - t0) / 1e9) + " s", "");
+        } finally {
+            x.lock().close();
+            y.lock().close();
+        }
+    }
+
+    record Sent(double seconds, double cpuSeconds, long dataBytes, long wireBytes, long destinationAllocated) {
+    }
+
+    /** One transfer of the source into a new volume of pool y, as node y fetches it: timed from the plan to the checked digest. */
+    private Sent transfer(Path src, TransferServer server, NodeKeys xKeys, NodeKeys yKeys, PoolDirectory y, String tag, long allocated)
+            throws IOException {
+        String id = "bench." + tag;
+        Instant now = Instant.now();
+        grants.put(id, new TransferGrant(id, SRC, "x", "y", now.minusSeconds(60), now.plus(Duration.ofHours(1))));
+        Path dst = y.volumeImage(DST);
+        try (TransferClient client = new TransferClient("127.0.0.1", server.port(), xKeys.fingerprint(), yKeys, null)) {
+            long cpu0 = CPU.getProcessCpuTime();
+            long s = System.nanoTime();
+            TransferClient.Result r = client.fetch(id, SRC, 0, y.root(), dst, imageBytes, ranges::of, null);
+            double secs = (System.nanoTime() - s) / 1e9;
+            double cpuSecs = (CPU.getProcessCpuTime() - cpu0) / 1e9;
+            long wire = wireBytes(server.port());
+            long dstAllocated = allocated(dst);
+            if (r.fromChunk() != 0) {
+                throw new AssertionError(tag + ": the transfer resumed at chunk " + r.fromChunk() + " instead of starting anew");
+            }
+            if (r.bytesReceived() > allocated * AllocatedRanges.BUDGET) {
+                throw new AssertionError(tag + ": " + r.bytesReceived() + " bytes sent for " + allocated + " allocated");
+            }
+            if (Files.mismatch(src, dst) != -1) {
+                throw new AssertionError(tag + ": the transferred image differs from the source");
+            }
+            return new Sent(secs, cpuSecs, r.bytesReceived(), wire, dstAllocated);
+        } finally {
+            grants.remove(id);
+            service.forget(id);
+            Files.deleteIfExists(dst);
+        }
+    }
+
+    /**
+     * cp --sparse=always of the source, then an fsync of the copy; the seconds both took. The copy's
+     * allocated bytes are kept in {@link #copyAllocated}, and the copy deleted. --reflink=never: since
+     * coreutils 9.0 cp defaults to --reflink=auto, and on xfs (reflink on by default in mkfs.xfs)
+     * that shares the source's extents instead of copying the data, which a transfer to another node
+     * cannot do.
+     */
+    private double cp(Path src, Path copy) throws IOException {
+        long s = System.nanoTime();
+        Bench.SHELL.run("cp", "--sparse=always", "--reflink=never", src.toString(), copy.toString());
+        try (FileChannel c = FileChannel.open(copy, StandardOpenOption.WRITE)) {
+            c.force(true);
+        }
+        double secs = (System.nanoTime() - s) / 1e9;
+        copyAllocated = allocated(copy);
+        if (copyAllocated == 0) {
+            throw new AssertionError("cp made an empty copy");
+        }
+        Files.delete(copy);
+        return secs;
+    }
+
+    /**
+     * The image: pieces of random data cycling through 64 KiB, 1 MiB, 256 KiB, 4 MiB, 192 KiB and
+     * 2 MiB, each followed by a hole of its own size, so that half of it is written; synced.
+     * Returns the bytes written.
+     */
+    private long writeScattered(Path image) throws IOException {
+        long[] sizes = { 64 << 10, 1 << 20, 256 << 10, 4 << 20, 192 << 10, 2 << 20 };
+        SplittableRandom rnd = new SplittableRandom(35);
+        ByteBuffer buf = ByteBuffer.allocateDirect(4 << 20);
+        long written = 0;
+        try (RandomAccessFile f = new RandomAccessFile(image.toFile(), "rw")) {
+            f.setLength(imageBytes);
+        }
+        try (FileChannel c = FileChannel.open(image, StandardOpenOption.WRITE)) {
+            long at = 0;
+            for (int i = 0; at < imageBytes; i++) {
+                long len = Math.min(sizes[i % sizes.length], imageBytes - at);
+                buf.clear();
+                while (buf.position() < len) {
+                    buf.putLong(rnd.nextLong());
+                }
+                buf.flip().limit((int) len);
+                while (buf.hasRemaining()) {
+                    c.write(buf, at + buf.position());
+                }
+                written += len;
+                at += 2 * len;
+            }
+            c.force(true);
+        }
+        return written;
+    }
+
+    /** Bytes the server's end of the (one) connection on this port has had acknowledged: what it sent. */
+    private static long wireBytes(int port) {
+        String out = Bench.SHELL.run("ss", "-tinH", "state", "established", "sport", "=", ":" + port);
+        long total = 0;
+        for (String tok : out.split("\\s+")) {
+            if (tok.startsWith("bytes_acked:")) {
+                total += Long.parseLong(tok.substring("bytes_acked:".length()));
+            }
+        }
+        if (total == 0) {
+            throw new AssertionError("ss shows no established connection from port " + port + ":\n" + out);
+        }
+        return total;
+    }
+
+    static long allocated(Path f) {
+        String[] s = Bench.SHELL.run("stat", "-c", "%b %B", f.toString()).trim().split("\\s+");
+        return Long.parseLong(s[0]) * Long.parseLong(s[1]);
+    }
+}
