@@ -24,7 +24,7 @@ import io.loopcsi.transfer.kube.TokenReviewIdentity;
  * address peers are told (downward API status.podIP), the namespace and ServiceAccount whose pods'
  * tokens the server accepts, and the pod-bound token it sends when it fetches: a projected
  * serviceAccountToken of audience {@link TokenReviewIdentity#AUDIENCE}, which kubelet rotates and
- * the node reads anew for every call. The node role's settings are its config (io.loopcsi.node.NodeRoleConfig)
+ * the node reads anew for every call. The node role's settings are its config (NodeRoleConfig, in the node role's package)
  * set through the environment.
  */
 public final class NodeTransfer {
