@@ -93,7 +93,8 @@ public class NodeRole {
             TransferEndpoint t = TransferEndpoint.start(transfers.get(), client, pool, engines.get(), Path.of(config.dataDir()),
                     nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
                     nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
-                            "a transfer address needs the node pods' ServiceAccount and DaemonSet name")));
+                            "a transfer address needs the node pods' ServiceAccount and DaemonSet name")),
+                    TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()));
             running.add(t);
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);

@@ -45,6 +45,19 @@ public interface NodeRoleConfig {
      */
     Optional<String> transferTokenFile();
 
+    /**
+     * The most bytes per second this node sends for transfers, all together (StoragePool
+     * spec.transfer.bandwidthPerNode). Unset: no cap.
+     */
+    Optional<Long> transferBandwidth();
+
+    /**
+     * How many transfers this node serves at once (spec.transfer.maxConcurrentPerNode); one more is
+     * refused with RESOURCE_EXHAUSTED and its destination tries again later.
+     */
+    @WithDefault("2")
+    int transferConcurrency();
+
     /** How long a failed delete waits before the node tries again. */
     @WithDefault("10s")
     Duration retry();

@@ -16,6 +16,7 @@ import io.loopcsi.transfer.AllocatedRanges;
 import io.loopcsi.transfer.kube.LoopTransferGrants;
 import io.loopcsi.transfer.kube.PublishedPins;
 import io.loopcsi.transfer.kube.TokenReviewIdentity;
+import io.loopcsi.transfer.service.BandwidthCap;
 import io.loopcsi.transfer.service.SourceImages;
 import io.loopcsi.transfer.service.TransferServer;
 import io.loopcsi.transfer.service.TransferService;
@@ -46,7 +47,7 @@ final class TransferEndpoint implements AutoCloseable {
     }
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
-            String nodeAccount) throws IOException {
+            String nodeAccount, TransferService.Limits limits) throws IOException {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
             throw new IllegalStateException("the transfer address " + address + " is not host:port");
@@ -57,10 +58,21 @@ final class TransferEndpoint implements AutoCloseable {
         NodeKeys keys = NodeKeys.generate(engine.nodeId());
         TransferService service = new TransferService(engine.nodeId(), new SourceImages(dir), new LoopTransferGrants(client, pool),
                 new TokenReviewIdentity(client, pool, namespace, nodeAccount, nodeAccount), new AllocatedRanges(new CommandRunner(COMMANDS)),
-                Clock.systemUTC());
+                Clock.systemUTC(), limits);
         TransferServer server = TransferServer.start(host, port, keys, new PublishedPins(client, pool), service);
-        LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s", pool, host, server.port(), keys.fingerprint());
+        LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s, at most %d at once, %s", pool, host, server.port(),
+                keys.fingerprint(), limits.concurrent(), limits.cap().limited() ? "capped" : "no bandwidth cap");
         return new TransferEndpoint(server, keys, host, dir);
+    }
+
+    /** The bounds of what this node serves (loopcsi.node.transfer-bandwidth, -concurrency; a bad value stops the start). */
+    static TransferService.Limits limits(java.util.Optional<Long> bytesPerSecond, int concurrent) {
+        try {
+            return new TransferService.Limits(bytesPerSecond.map(b -> new BandwidthCap(b, System::nanoTime)).orElse(BandwidthCap.unlimited()),
+                    concurrent);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("loopcsi.node.transfer-bandwidth / transfer-concurrency: " + e.getMessage(), e);
+        }
     }
 
     String fingerprint() {

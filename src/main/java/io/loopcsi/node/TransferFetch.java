@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
@@ -28,7 +30,9 @@ import io.loopcsi.transfer.tls.NodeKeys;
  * The destination's side of a cross-node restore or clone (docs/architecture.md, "Transfer"): the
  * source node's address and certificate from its LoopPoolNode, the size from the LoopTransfer the
  * controller wrote, then {@link TransferClient} into the new volume's temporary image. A cut
- * (UNAVAILABLE) is tried again from the last checkpoint, {@link #ATTEMPTS} times in all; every
+ * (UNAVAILABLE) is tried again from the last checkpoint, {@link #ATTEMPTS} times in all; a busy
+ * source (RESOURCE_EXHAUSTED: it serves its most transfers at once) is asked again after a pause,
+ * for up to {@link #BUSY_WAIT}; every
  * failure is an {@link EngineException} naming the source node and the reason, after which the
  * engine deletes the image and the progress here is forgotten (the controller's retry starts over).
  */
@@ -36,6 +40,39 @@ final class TransferFetch {
 
     private static final Logger LOG = Logger.getLogger(TransferFetch.class);
     static final int ATTEMPTS = 3;
+    /**
+     * How long a destination keeps asking a source that serves its most transfers at once
+     * (RESOURCE_EXHAUSTED) before the volume fails with it: long enough for a few transfers of
+     * GiB ahead of it to end, short enough that a stuck source is seen. The wait holds one of the
+     * node's work threads, as the fetch itself does.
+     */
+    static final Duration BUSY_WAIT = Duration.ofMinutes(10);
+
+    /** Pauses of 1 s doubling up to 30 s, and the sum of those taken. */
+    static final class Backoff {
+        private long pause = TimeUnit.SECONDS.toNanos(1);
+        private long waited;
+
+        long next() {
+            long p = pause;
+            waited += p;
+            pause = Math.min(pause * 2, TimeUnit.SECONDS.toNanos(30));
+            return p;
+        }
+
+        long waited() {
+            return waited;
+        }
+    }
+
+    private static void sleep(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EngineException(EngineException.Kind.INTERNAL, "interrupted while waiting for a busy source node", e);
+        }
+    }
 
     private final KubernetesClient client;
     private final String pool;
@@ -75,6 +112,7 @@ final class TransferFetch {
     void fetch(LoopVolumeSpec spec, Path image, long sourceBytes) {
         String source = spec.getSourceSnapshotId() != null ? spec.getSourceSnapshotId() : spec.getSourceVolumeId();
         String from = spec.getSourceNode();
+        Backoff busy = new Backoff();
         try {
             for (int attempt = 1;; attempt++) {
                 LoopPoolNode n = client.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(pool, from)).get();
@@ -92,6 +130,14 @@ final class TransferFetch {
                             from, r.bytesReceived(), r.fromChunk(), r.digest());
                     return;
                 } catch (StatusRuntimeException e) {
+                    if (e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED && busy.waited() < BUSY_WAIT.toNanos()) {
+                        long pause = busy.next();
+                        LOG.infof("transfer %s: node %s is busy (%s); trying again in %d s", spec.getTransferId(), from,
+                                e.getStatus().getDescription(), TimeUnit.NANOSECONDS.toSeconds(pause));
+                        attempt--; // a busy source is no failed attempt
+                        sleep(pause);
+                        continue;
+                    }
                     if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= ATTEMPTS) {
                         throw engineError(e.getStatus().getCode(), from, e.getStatus().getDescription());
                     }

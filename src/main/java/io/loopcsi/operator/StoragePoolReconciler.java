@@ -58,6 +58,7 @@ import io.loopcsi.operator.dependents.VolumeGroupSnapshotClassApplier;
 import io.loopcsi.operator.dependents.VolumeSnapshotClassApplier;
 import io.loopcsi.operator.desired.ClusterInfo;
 import io.loopcsi.operator.desired.ContainerResources;
+import io.loopcsi.operator.desired.NodeTransfer;
 import io.loopcsi.operator.desired.ControllerDeployment;
 import io.loopcsi.operator.desired.CsiDriverSpec;
 import io.loopcsi.operator.desired.CsiRbac;
@@ -198,12 +199,16 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
         Optional<String> dirConflict = BackingDirConflict.find(pool, context.getPrimaryCache().list().toList());
         // checked before anything is applied: containers that could not run must not replace running ones
         Optional<String> badResources = ContainerResources.problem(pool);
+        Optional<String> badTransfer = NodeTransfer.problem(pool);
         if (pool.getMetadata().getName().length() > MAX_NAME) {
             problemReason = "InvalidName";
             problem = "pool name is longer than " + MAX_NAME + " characters; the names derived from it would be invalid";
         } else if (badResources.isPresent()) {
             problemReason = ContainerResources.REASON;
             problem = badResources.get() + "; the running controller and node components are left as they are";
+        } else if (badTransfer.isPresent()) {
+            problemReason = NodeTransfer.REASON;
+            problem = badTransfer.get() + "; the running controller and node components are left as they are";
         } else if (dirConflict.isPresent()) {
             problemReason = BackingDirConflict.REASON;
             problem = dirConflict.get();

@@ -253,6 +253,21 @@ class ProductOnNodeE2E {
             return n == null ? null : n.getStatus();
         });
         assertEquals(50 * GI, capacity.getTotalBytes(), "capacityPerNode of the example pool");
+
+        // the transfer server as the operator deploys it (issue 35): kubelet projected the pod-bound token
+        // (audience loopcsi.io/transfer, 600 s) and gave the pod its IP, the node role started the server
+        // and published where peers call it (the pod IP, the DaemonSet's port) and the certificate to pin
+        Pod nodePod = podWith("app.kubernetes.io/component", "node");
+        LoopPoolNodeStatus served = await("the node publishes its transfer endpoint", () -> {
+            LoopPoolNodeStatus st = kube.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(POOL, NODE)).get().getStatus();
+            return st != null && st.getTransferAddress() != null && st.getTransferCertificateSha256() != null ? st : null;
+        });
+        String podIp = kube.pods().inNamespace(NS).withName(nodePod.getMetadata().getName()).get().getStatus().getPodIP();
+        assertEquals(podIp + ":9810", served.getTransferAddress(), "the pod IP (downward API) and the transfer port");
+        assertTrue(served.getTransferCertificateSha256().matches("[0-9a-f]{64}"), served.getTransferCertificateSha256());
+        assertTrue(nodePod.getSpec().getVolumes().stream().anyMatch(v -> v.getProjected() != null && v.getProjected().getSources().stream()
+                .anyMatch(x -> x.getServiceAccountToken() != null && "loopcsi.io/transfer".equals(x.getServiceAccountToken().getAudience()))),
+                "the token kubelet projected is the operator's");
         StoragePool pool = await("the pool sums it", () -> {
             StoragePool p = kube.resources(StoragePool.class).withName(POOL).get();
             return Integer.valueOf(1).equals(p.getStatus().getReportingNodes()) ? p : null;

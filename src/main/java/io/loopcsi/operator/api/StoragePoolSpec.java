@@ -74,6 +74,10 @@ public class StoragePoolSpec {
             + " (Ready=False, InvalidResources) and the running components are left as they are.")
     private PoolResources resources = new PoolResources();
 
+    @JsonPropertyDescription("The transfer between the pool's nodes behind a restore or clone onto another node: on by default, with a"
+            + " bandwidth cap and a limit of concurrent transfers per node.")
+    private PoolTransfer transfer = new PoolTransfer();
+
     @JsonPropertyDescription("Monitoring extras: the Grafana dashboard ConfigMap.")
     private Monitoring monitoring = new Monitoring();
 
@@ -181,6 +185,14 @@ public class StoragePoolSpec {
 
     public void setResources(PoolResources resources) {
         this.resources = resources;
+    }
+
+    public PoolTransfer getTransfer() {
+        return transfer;
+    }
+
+    public void setTransfer(PoolTransfer transfer) {
+        this.transfer = transfer;
     }
 
     public Monitoring getMonitoring() {

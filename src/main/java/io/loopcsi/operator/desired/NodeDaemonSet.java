@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.SecurityContext;
 import io.fabric8.kubernetes.api.model.SecurityContextBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -23,6 +24,8 @@ import io.loopcsi.operator.api.StoragePool;
  * host's /dev, and mounts that must propagate back to kubelet, so the kubelet directory (with the
  * CSI socket under plugins/ and the registration socket under plugins_registry/) is mounted
  * Bidirectional at the same path. The pool's backing directory is a hostPath at the same path.
+ * With spec.transfer.enabled (the default) the container also serves transfers to the pool's other
+ * nodes ({@link NodeTransfer}: a port, the pod IP, a projected token).
  */
 public final class NodeDaemonSet {
 
@@ -88,21 +91,33 @@ public final class NodeDaemonSet {
                 .addNewContainer().withName("loopcsi")
                 .withImage(Sidecars.loopcsiImage(pool)).withImagePullPolicy(pull)
                 .withArgs(nodeArgs(pool))
-                .withEnv(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"), Sidecars.memoryLimitEnv("loopcsi"))
+                .withEnv(env(pool, namespace))
                 .addNewPort().withName("metrics").withContainerPort(Sidecars.METRICS_PORT).withProtocol("TCP").endPort()
+                .addAllToPorts(NodeTransfer.ports(pool))
                 .withLivenessProbe(Sidecars.probe("/q/health/live"))
-                .withVolumeMounts(mounts(pool))
+                .withVolumeMounts(concat(mounts(pool), NodeTransfer.mounts(pool)))
                 .withResources(ContainerResources.node(pool))
                 .withSecurityContext(privileged)
                 .endContainer()
-                .withVolumes(List.of(
+                .withVolumes(concat(List.of(
                         hostPath("kubelet-dir", KUBELET_DIR, "Directory"),
                         hostPath("dev", "/dev", "Directory"),
-                        hostPath("backing-dir", pool.backingDir(), "DirectoryOrCreate")))
+                        hostPath("backing-dir", pool.backingDir(), "DirectoryOrCreate")), NodeTransfer.volumes(pool)))
                 .endSpec()
                 .endTemplate()
                 .endSpec()
                 .build();
+    }
+
+    /** The node container's environment: its node's name, its memory limit, the transfer's settings (spec.transfer). */
+    private static List<EnvVar> env(StoragePool pool, String namespace) {
+        return concat(List.of(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"), Sidecars.memoryLimitEnv("loopcsi")), NodeTransfer.env(pool, namespace));
+    }
+
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     /** The node container's mounts, which doctor checks too (kubelet's directory shared, the host's /dev, the pool). */

@@ -4,6 +4,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
@@ -33,6 +37,13 @@ import io.loopcsi.transfer.v1.TransferGrpc;
  * A transfer's plan is made once (one pass over the data) and kept in memory for the process' life;
  * {@code Chunks} serves only a plan made here, of the digest the caller holds (else NOT_FOUND or
  * FAILED_PRECONDITION: the caller asks {@code Plan} again, and starts over if it changed).
+ *
+ * <p>Bounds ({@link Limits}, StoragePool spec.transfer): the bytes of all streams together under a
+ * {@link BandwidthCap}, and at most {@code concurrent} Chunks streams at once; one more is refused
+ * at once with RESOURCE_EXHAUSTED, and the destination tries again later (TransferFetch). Refused
+ * rather than queued: a waiting call would hold a connection and a place in a queue this node
+ * forgets when it restarts, and the destination, which knows how long it has waited, decides when
+ * to give up. Plan is not bounded: it reads the source on this node and sends only the plan.
  */
 public final class TransferService extends TransferGrpc.TransferImplBase {
 
@@ -45,17 +56,40 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
     private final AllocatedRanges ranges;
     private final Clock clock;
     private final Map<String, Held> plans = new ConcurrentHashMap<>();
+    private final Limits limits;
+    /** Chunks streams being served: one per transfer in flight. */
+    private final Semaphore streams;
+    /** Wakes a stream paused by the bandwidth cap (a daemon thread, made on the first pause). */
+    private volatile ScheduledExecutorService pacer;
 
     private record Held(TransferPlan plan, Path image) {
     }
 
+    /** Bounds of what a node serves: its bandwidth cap, and how many Chunks streams it serves at once. */
+    public record Limits(BandwidthCap cap, int concurrent) {
+        public Limits {
+            if (concurrent < 1) {
+                throw new IllegalArgumentException("a node serves at least 1 transfer at once, not " + concurrent);
+            }
+        }
+
+        public static final Limits NONE = new Limits(BandwidthCap.unlimited(), Integer.MAX_VALUE);
+    }
+
     public TransferService(String nodeName, SourceImages sources, Grants grants, CallerIdentity identity, AllocatedRanges ranges, Clock clock) {
+        this(nodeName, sources, grants, identity, ranges, clock, Limits.NONE);
+    }
+
+    public TransferService(String nodeName, SourceImages sources, Grants grants, CallerIdentity identity, AllocatedRanges ranges, Clock clock,
+            Limits limits) {
         this.nodeName = nodeName;
         this.sources = sources;
         this.grants = grants;
         this.identity = identity;
         this.ranges = ranges;
         this.clock = clock;
+        this.limits = limits;
+        this.streams = new Semaphore(limits.concurrent());
     }
 
     @Override
@@ -99,7 +133,16 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                 throw new TransferException(TransferException.Kind.INVALID, "chunk " + req.getFromChunk() + " is outside transfer "
                         + req.getTransferId() + " (" + chunks + " chunks)");
             }
-            source = ImageSource.open(image, held.plan());
+            if (!streams.tryAcquire()) {
+                throw Status.RESOURCE_EXHAUSTED.withDescription("node " + nodeName + " serves " + limits.concurrent()
+                        + " transfers at once (spec.transfer.maxConcurrentPerNode); try again later").asRuntimeException();
+            }
+            try {
+                source = ImageSource.open(image, held.plan());
+            } catch (RuntimeException e) {
+                streams.release();
+                throw e;
+            }
         } catch (RuntimeException e) {
             out.onError(statusOf(e, "Chunks", req.getTransferId()));
             return;
@@ -112,8 +155,10 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
 
     /**
      * Sends chunks while the transport can take them, and goes on when it can again (onReady): a
-     * slow destination never makes the source read ahead and buffer the image in memory. Its
-     * callbacks run one at a time (grpc-java serialises a call's callbacks), never in parallel.
+     * slow destination never makes the source read ahead and buffer the image in memory. Under a
+     * bandwidth cap it pauses after a chunk for the time the cap asks and goes on from the pacer's
+     * thread; grpc-java serialises its own callbacks, and {@code synchronized} keeps those and the
+     * pacer's apart. It holds one of the node's stream slots until it ends, however it ends.
      */
     private final class Pump implements Runnable {
         private final ServerCallStreamObserver<ChunkMessage> out;
@@ -121,6 +166,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         private final String transferId;
         private long next;
         private boolean ended;
+        private boolean paused;
 
         Pump(ServerCallStreamObserver<ChunkMessage> out, ImageSource source, long from, String transferId) {
             this.out = out;
@@ -130,14 +176,21 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         }
 
         @Override
-        public void run() {
-            if (ended) {
+        public synchronized void run() {
+            if (ended || paused) {
                 return;
             }
             try {
                 long chunks = source.plan().chunks();
                 while (next < chunks && out.isReady() && !out.isCancelled()) {
-                    out.onNext(Messages.toWire(source.read(next++)));
+                    io.loopcsi.transfer.Chunk c = source.read(next++);
+                    out.onNext(Messages.toWire(c));
+                    long wait = limits.cap().reserve(c.dataBytes());
+                    if (wait > 0 && next < chunks) {
+                        paused = true;
+                        pacer().schedule(this::resume, wait, TimeUnit.NANOSECONDS);
+                        return;
+                    }
                 }
                 if (next == chunks) {
                     stop();
@@ -151,10 +204,36 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             }
         }
 
-        void stop() {
+        synchronized void resume() {
+            paused = false;
+            run();
+        }
+
+        synchronized void stop() {
+            if (ended) {
+                return;
+            }
             ended = true;
             source.close();
+            streams.release();
         }
+    }
+
+    private ScheduledExecutorService pacer() {
+        ScheduledExecutorService p = pacer;
+        if (p == null) {
+            synchronized (this) {
+                if (pacer == null) {
+                    pacer = Executors.newSingleThreadScheduledExecutor(r -> {
+                        Thread t = new Thread(r, "transfer-pacer-" + nodeName);
+                        t.setDaemon(true);
+                        return t;
+                    });
+                }
+                p = pacer;
+            }
+        }
+        return p;
     }
 
     /** Forgets a transfer's plan (its authorisation ended). */

@@ -61,8 +61,75 @@ class NodeDaemonSetTest {
         assertEquals(List.of("doctor", "--data-dir", "/var/lib/loopcsi/p1", "--capacity", "20Gi"), doctor.getArgs());
         assertEquals(node.getImage(), doctor.getImage());
         assertTrue(doctor.getSecurityContext().getPrivileged());
-        assertEquals(node.getVolumeMounts(), doctor.getVolumeMounts());
+        assertEquals(node.getVolumeMounts().stream().filter(m -> !m.getName().equals(NodeTransfer.TOKEN_VOLUME)).toList(),
+                doctor.getVolumeMounts(), "the node's mounts but the transfer token, which doctor does not use");
         assertEquals("FallbackToLogsOnError", doctor.getTerminationMessagePolicy(), "its verdict is the termination message");
+    }
+
+    @Test
+    void byDefaultTheNodeServesTransfersOnItsPodIpWithAProjectedPodBoundToken() {
+        var ds = NodeDaemonSet.desired(Pools.minimal("p1"), "ns");
+        var pod = ds.getSpec().getTemplate().getSpec();
+        Container node = pod.getContainers().get(0);
+        assertTrue(pod.getHostNetwork() == null || !pod.getHostNetwork(), "the pod's own network: the port is the same on every node");
+        var port = node.getPorts().stream().filter(p -> "transfer".equals(p.getName())).findFirst().orElseThrow();
+        assertEquals(9810, port.getContainerPort());
+        assertNull(port.getHostPort());
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        node.getEnv().stream().filter(e -> e.getValue() != null).forEach(e -> env.put(e.getName(), e.getValue()));
+        assertEquals("0.0.0.0:9810", env.get("LOOPCSI_NODE_TRANSFER_ADDRESS"));
+        assertEquals("$(POD_IP):9810", env.get("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"));
+        assertEquals("ns", env.get("LOOPCSI_NODE_TRANSFER_NAMESPACE"));
+        assertEquals(ds.getMetadata().getName(), env.get("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT"), "the DaemonSet's name, which is its ServiceAccount's");
+        assertEquals(pod.getServiceAccountName(), env.get("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT"));
+        assertEquals("/var/run/secrets/loopcsi.io/transfer/token", env.get("LOOPCSI_NODE_TRANSFER_TOKEN_FILE"));
+        assertEquals("2", env.get("LOOPCSI_NODE_TRANSFER_CONCURRENCY"));
+        assertNull(env.get("LOOPCSI_NODE_TRANSFER_BANDWIDTH"), "no cap unless the pool sets one");
+        List<String> names = node.getEnv().stream().map(e -> e.getName()).toList();
+        assertTrue(names.indexOf("POD_IP") >= 0 && names.indexOf("POD_IP") < names.indexOf("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"),
+                "kubelet expands $(POD_IP) only from a variable defined before");
+        assertEquals("status.podIP", node.getEnv().get(names.indexOf("POD_IP")).getValueFrom().getFieldRef().getFieldPath());
+
+        var token = volume(pod.getVolumes(), "transfer-token").getProjected().getSources().get(0).getServiceAccountToken();
+        assertEquals("loopcsi.io/transfer", token.getAudience());
+        assertEquals(600L, token.getExpirationSeconds(), "the least the API server accepts (10 minutes)");
+        assertEquals("token", token.getPath());
+        VolumeMount m = mount(node, "transfer-token");
+        assertEquals("/var/run/secrets/loopcsi.io/transfer", m.getMountPath());
+        assertTrue(m.getReadOnly());
+    }
+
+    @Test
+    void aPoolSetsTheTransfersBoundsOrTurnsItOff() {
+        var pool = Pools.minimal("p1");
+        pool.getSpec().getTransfer().setBandwidthPerNode("100Mi");
+        pool.getSpec().getTransfer().setMaxConcurrentPerNode(4);
+        Container node = NodeDaemonSet.desired(pool, "ns").getSpec().getTemplate().getSpec().getContainers().get(0);
+        assertTrue(node.getEnv().stream().anyMatch(e -> e.getName().equals("LOOPCSI_NODE_TRANSFER_BANDWIDTH") && e.getValue().equals("104857600")),
+                "bytes per second, as the node role reads it");
+        assertTrue(node.getEnv().stream().anyMatch(e -> e.getName().equals("LOOPCSI_NODE_TRANSFER_CONCURRENCY") && e.getValue().equals("4")));
+
+        pool.getSpec().getTransfer().setEnabled(false);
+        var pod = NodeDaemonSet.desired(pool, "ns").getSpec().getTemplate().getSpec();
+        node = pod.getContainers().get(0);
+        assertTrue(node.getEnv().stream().noneMatch(e -> e.getName().startsWith("LOOPCSI_NODE_TRANSFER") || e.getName().equals("POD_IP")));
+        assertEquals(List.of("metrics"), node.getPorts().stream().map(p -> p.getName()).toList());
+        assertTrue(pod.getVolumes().stream().noneMatch(v -> v.getName().equals("transfer-token")));
+    }
+
+    @Test
+    void aBandwidthCapThatIsNoQuantityOrBelowOneMebibytePerSecondIsRefusedNamingTheField() {
+        var pool = Pools.minimal("p1");
+        assertEquals(java.util.Optional.empty(), NodeTransfer.problem(pool));
+        pool.getSpec().getTransfer().setBandwidthPerNode("1Mi");
+        assertEquals(java.util.Optional.empty(), NodeTransfer.problem(pool));
+        pool.getSpec().getTransfer().setBandwidthPerNode("500k");
+        assertTrue(NodeTransfer.problem(pool).orElseThrow().startsWith("spec.transfer.bandwidthPerNode (500k) is below 1Mi"));
+        pool.getSpec().getTransfer().setBandwidthPerNode("fast");
+        assertTrue(NodeTransfer.problem(pool).orElseThrow().contains("spec.transfer.bandwidthPerNode: not a quantity: 'fast'"));
+        pool.getSpec().getTransfer().setBandwidthPerNode(null);
+        pool.getSpec().getTransfer().setMaxConcurrentPerNode(0);
+        assertTrue(NodeTransfer.problem(pool).orElseThrow().contains("spec.transfer.maxConcurrentPerNode (0)"));
     }
 
     @Test

@@ -129,8 +129,8 @@ class NodeLossAndOrphansKubeIT {
         for (String n : List.of("node-x", "node-y")) {
             Path hostRoot = Files.createDirectories(root.resolve(n));
             Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry"));
-            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), hostRoot,
-                    root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort()));
+            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP",
+                    "127.0.0.1"), hostRoot, root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort(), 9810, Launcher.freePort()));
             Path kc = serviceAccountKubeconfig("loopcsi-lost-node", root.resolve(n + ".kubeconfig"));
             List<String> a = pod.args();
             dataDirs.put(n, Path.of(a.get(a.indexOf("--data-dir") + 1)));

@@ -24,7 +24,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 record PodProcess(List<String> args, Map<String, String> env) {
 
     /**
-     * @param fieldValues values of the downward API fields (e.g. spec.nodeName)
+     * @param fieldValues values of the downward API fields (e.g. spec.nodeName; status.podIP: the pod's IP, whose ports are mapped as well)
      * @param hostRoot where this "node's" host filesystem is (hostPath volumes land under it)
      * @param podDir the pod's own directory (emptyDir volumes)
      * @param ports the port each container port is reached at on this machine
@@ -35,7 +35,11 @@ record PodProcess(List<String> args, Map<String, String> env) {
         Map<String, String> env = new LinkedHashMap<>();
         for (EnvVar e : c.getEnv() == null ? List.<EnvVar>of() : c.getEnv()) {
             if (e.getValue() != null) {
-                env.put(e.getName(), e.getValue());
+                String x = e.getValue();
+                for (var earlier : env.entrySet()) { // kubelet expands $(VAR) of a variable defined before
+                    x = x.replace("$(" + earlier.getKey() + ")", earlier.getValue());
+                }
+                env.put(e.getName(), x);
             } else if (e.getValueFrom() != null && e.getValueFrom().getFieldRef() != null) {
                 String path = e.getValueFrom().getFieldRef().getFieldPath();
                 if (!fieldValues.containsKey(path)) {
@@ -50,26 +54,35 @@ record PodProcess(List<String> args, Map<String, String> env) {
             Path where;
             if (v.getHostPath() != null) {
                 where = hostRoot.resolve(v.getHostPath().getPath().substring(1));
-            } else if (v.getEmptyDir() != null) {
-                where = podDir.resolve(v.getName());
+            } else if (v.getEmptyDir() != null || v.getProjected() != null) {
+                where = podDir.resolve(v.getName()); // a projected volume's files are the test's to write there, as kubelet would
             } else {
-                throw new IllegalArgumentException("volume " + v.getName() + ": only hostPath and emptyDir are mapped");
+                throw new IllegalArgumentException("volume " + v.getName() + ": only hostPath, emptyDir and projected are mapped");
             }
             mounts.put(m.getMountPath(), where);
         }
+        String podIp = fieldValues.get("status.podIP");
         List<String> args = new ArrayList<>();
         for (String a : c.getArgs()) {
             String x = a;
             for (var e : env.entrySet()) {
                 x = x.replace("$(" + e.getKey() + ")", e.getValue());
             }
-            x = mapPaths(x, mounts);
-            for (var p : ports.entrySet()) {
-                x = x.replace("0.0.0.0:" + p.getKey(), "127.0.0.1:" + p.getValue());
-            }
-            args.add(x);
+            args.add(mapPorts(mapPaths(x, mounts), ports, podIp));
         }
+        env.replaceAll((k, v) -> mapPorts(mapPaths(v, mounts), ports, podIp));
         return new PodProcess(args, env);
+    }
+
+    /** The pod's port P, bound on 0.0.0.0 or called on the pod's IP, is 127.0.0.1 and its own port here. */
+    private static String mapPorts(String x, Map<Integer, Integer> ports, String podIp) {
+        for (var p : ports.entrySet()) {
+            x = x.replace("0.0.0.0:" + p.getKey(), "127.0.0.1:" + p.getValue());
+            if (podIp != null) {
+                x = x.replace(podIp + ":" + p.getKey(), "127.0.0.1:" + p.getValue());
+            }
+        }
+        return x;
     }
 
     /** Replaces the longest mount path that prefixes a path in the argument (also after unix://). */

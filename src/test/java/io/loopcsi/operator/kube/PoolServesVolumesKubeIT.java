@@ -165,8 +165,7 @@ class PoolServesVolumesKubeIT {
         for (String n : List.of("node-a", "node-b")) {
             Path hostRoot = Files.createDirectories(root.resolve(n));
             Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry")); // kubelet's own directories
-            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), hostRoot,
-                    root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort()));
+            PodProcess pod = nodePod(ds, n, hostRoot);
             nodePods.put(n, pod);
             nodeKubeconfig.put(n, serviceAccountKubeconfig("loopcsi-rt-node", root.resolve(n + ".kubeconfig")));
             startNode(n);
@@ -198,17 +197,26 @@ class PoolServesVolumesKubeIT {
         }
     }
 
-    static void startNode(String n) throws Exception {
-        PodProcess pod = nodePods.get(n);
-        Map<String, String> env = env(pod, nodeKubeconfig.get(n));
-        // the transfer server (issue 35), opted into until the operator configures it
+    /**
+     * The node pod on n as kubelet would run it: its pod IP 127.0.0.1, its metrics port and its
+     * transfer port (the same one across restarts, as a pod's IP and port would be) on ports of
+     * their own.
+     */
+    static PodProcess nodePod(DaemonSet ds, String n, Path hostRoot) throws Exception {
         if (!transferPorts.containsKey(n)) {
             transferPorts.put(n, Launcher.freePort());
         }
-        env.put("LOOPCSI_NODE_TRANSFER_ADDRESS", "127.0.0.1:" + transferPorts.get(n));
-        env.put("LOOPCSI_NODE_TRANSFER_NAMESPACE", NS);
-        env.put("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT", "loopcsi-rt-node");
-        env.put("LOOPCSI_NODE_TRANSFER_TOKEN_FILE", transferToken(n).toString());
+        int transfer = transferPorts.get(n);
+        return PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP", "127.0.0.1"),
+                hostRoot, root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort(), 9810, transfer));
+    }
+
+    static void startNode(String n) throws Exception {
+        PodProcess pod = nodePods.get(n);
+        // the transfer server (issue 35) as the operator configures it: the DaemonSet's env, the token in its projected volume
+        assertEquals("127.0.0.1:" + transferPorts.get(n), pod.env().get("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"), "the pod IP and port");
+        transferToken(n, Path.of(pod.env().get("LOOPCSI_NODE_TRANSFER_TOKEN_FILE")));
+        Map<String, String> env = env(pod, nodeKubeconfig.get(n));
         Launcher l = Launcher.start(root, n, pod.args(), env);
         nodes.put(n, l.awaitCsi(socketOf(n)));
         await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
@@ -219,7 +227,7 @@ class PoolServesVolumesKubeIT {
      * to the pod): the DaemonSet's pod for n, bound to n as the scheduler would (kube-testenv runs
      * none), or one made for it when the DaemonSet controller made none.
      */
-    static Path transferToken(String n) throws Exception {
+    static void transferToken(String n, Path file) throws Exception {
         DaemonSet ds = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get();
         io.fabric8.kubernetes.api.model.Pod pod = admin.pods().inNamespace(NS).list().getItems().stream()
                 .filter(p -> p.getMetadata().getOwnerReferences().stream().anyMatch(o -> ds.getMetadata().getUid().equals(o.getUid())))
@@ -246,9 +254,8 @@ class PoolServesVolumesKubeIT {
                         .withAudiences(io.loopcsi.transfer.kube.TokenReviewIdentity.AUDIENCE).withExpirationSeconds(3600L)
                         .withNewBoundObjectRef().withApiVersion("v1").withKind("Pod").withName(podName).withUid(bound.getMetadata().getUid())
                         .endBoundObjectRef().endSpec().build()).getStatus().getToken();
-        Path file = root.resolve(n + "-transfer.token");
+        Files.createDirectories(file.getParent());
         Files.writeString(file, token);
-        return file;
     }
 
     static String targetNode(io.fabric8.kubernetes.api.model.Pod p) {
@@ -343,6 +350,8 @@ class PoolServesVolumesKubeIT {
         for (String n : List.of("node-a", "node-b")) {
             String pin = admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus().getTransferCertificateSha256();
             assertTrue(pin != null && pin.matches("[0-9a-f]{64}"), n + " publishes its transfer certificate: " + pin);
+            assertEquals("127.0.0.1:" + transferPorts.get(n), admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus()
+                    .getTransferAddress(), n + " publishes its pod IP and the DaemonSet's transfer port (downward API, $(POD_IP))");
             published.add(pin);
             java.security.cert.X509Certificate[] seen = new java.security.cert.X509Certificate[1];
             javax.net.ssl.SSLContext tls = javax.net.ssl.SSLContext.getInstance("TLS");
@@ -947,8 +956,7 @@ class PoolServesVolumesKubeIT {
             return i >= 0 && args.get(i + 1).equals(hostReserve) && args.contains("--thin-overcommit") ? d : null;
         });
         nodes.get(n).stop();
-        nodePods.put(n, PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), root.resolve(n),
-                root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort())));
+        nodePods.put(n, nodePod(ds, n, root.resolve(n)));
         startNode(n);
     }
 

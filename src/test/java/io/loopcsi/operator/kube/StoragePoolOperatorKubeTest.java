@@ -592,6 +592,95 @@ public class StoragePoolOperatorKubeTest {
         await("pool gone", () -> admin.resources(StoragePool.class).withName("sized").get() == null);
     }
 
+    /**
+     * The node pods serve transfers as the operator deploys them (issue 35): the API server takes
+     * the DaemonSet with its port, its pod-IP env and its projected token (600 s: the least it
+     * accepts), and the node's ServiceAccount may do what the transfer server does with a caller
+     * (TokenReview of a token of audience loopcsi.io/transfer, the caller's Pod, LoopTransfers,
+     * the pool's LoopPoolNodes). A bad cap is refused naming the field, the DaemonSet left as it
+     * was; spec.transfer.enabled: false takes it all out.
+     */
+    @Test
+    @Order(11)
+    void theNodePodsServeTransfersWithAProjectedTokenTheirAccountMayReview() {
+        Kubectl.apply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: moving}
+                spec:
+                  capacityPerNode: 1Gi
+                  backingDir: /srv/loopcsi-moving
+                """);
+        DaemonSet ds = await("node DaemonSet", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-moving-node").get());
+        var pod = ds.getSpec().getTemplate().getSpec();
+        var node = pod.getContainers().get(0);
+        assertTrue(node.getPorts().stream().anyMatch(p -> "transfer".equals(p.getName()) && p.getContainerPort() == 9810), node.getPorts().toString());
+        Map<String, String> env = new java.util.HashMap<>();
+        node.getEnv().forEach(e -> env.put(e.getName(), e.getValue() != null ? e.getValue() : e.getValueFrom().getFieldRef() != null
+                ? "field:" + e.getValueFrom().getFieldRef().getFieldPath() : "other"));
+        assertEquals("field:status.podIP", env.get("POD_IP"));
+        assertEquals("$(POD_IP):9810", env.get("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"));
+        assertEquals(NS, env.get("LOOPCSI_NODE_TRANSFER_NAMESPACE"));
+        assertEquals("loopcsi-moving-node", env.get("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT"));
+        var token = pod.getVolumes().stream().filter(v -> v.getName().equals("transfer-token")).findFirst().orElseThrow().getProjected()
+                .getSources().get(0).getServiceAccountToken();
+        assertEquals("loopcsi.io/transfer", token.getAudience());
+        assertEquals(600L, token.getExpirationSeconds());
+        // the server's own check of the least lifetime, which the operator's 600 s meets
+        KubernetesClientException shorter = assertThrows(KubernetesClientException.class, () -> admin.apps().daemonSets().inNamespace(NS)
+                .resource(new io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder(ds).editMetadata().withName("short-token")
+                        .withResourceVersion(null).withUid(null).withOwnerReferences(List.of()).endMetadata().editSpec().editTemplate()
+                        .editSpec().editMatchingVolume(v -> v.getName().equals("transfer-token")).editProjected().editFirstSource()
+                        .editServiceAccountToken().withExpirationSeconds(599L).endServiceAccountToken().endSource().endProjected().endVolume()
+                        .endSpec().endTemplate().endSpec().build()).create());
+        assertTrue(shorter.getMessage().contains("expirationSeconds"), shorter.getMessage());
+
+        Config cfg = Config.autoConfigure(null);
+        cfg.setImpersonateUsername("system:serviceaccount:" + NS + ":loopcsi-moving-node");
+        try (KubernetesClient asNode = new KubernetesClientBuilder().withConfig(cfg).build()) {
+            await("the node account's ServiceAccount", () -> admin.serviceAccounts().inNamespace(NS).withName("loopcsi-moving-node").get());
+            String jwt = admin.serviceAccounts().inNamespace(NS).withName("loopcsi-moving-node").tokenRequest(
+                            new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
+                                    .withAudiences("loopcsi.io/transfer").withExpirationSeconds(600L).endSpec().build()).getStatus().getToken();
+            var review = asNode.authentication().v1().tokenReviews().create(new io.fabric8.kubernetes.api.model.authentication.TokenReviewBuilder()
+                    .withNewSpec().withToken(jwt).withAudiences("loopcsi.io/transfer").endSpec().build());
+            assertTrue(review.getStatus().getAuthenticated(), "the node account reviews a caller's token: " + review.getStatus());
+            assertEquals("system:serviceaccount:" + NS + ":loopcsi-moving-node", review.getStatus().getUser().getUsername());
+            asNode.pods().inNamespace(NS).withName("any").get(); // null, not 403
+            asNode.resources(io.loopcsi.handoff.LoopTransfer.class).list();
+            asNode.resources(io.loopcsi.handoff.LoopPoolNode.class).list();
+            assertEquals(403, assertThrows(KubernetesClientException.class, () -> asNode.pods().inNamespace(NS).list()).getCode(),
+                    "a pod by name, not the list of them");
+        }
+
+        Kubectl.ok("patch", "storagepool", "moving", "--type", "merge", "-p", "{\"spec\": {\"transfer\": {\"bandwidthPerNode\": \"100k\"}}}");
+        StoragePool refused = await("InvalidTransfer reported", () -> {
+            StoragePool x = admin.resources(StoragePool.class).withName("moving").get();
+            return x.getStatus() != null && Conditions.find(x.getStatus().getConditions(), Conditions.READY)
+                    .map(c -> "InvalidTransfer".equals(c.getReason())).orElse(false) ? x : null;
+        });
+        assertTrue(Conditions.find(refused.getStatus().getConditions(), Conditions.READY).orElseThrow().getMessage()
+                .contains("spec.transfer.bandwidthPerNode (100k) is below 1Mi"));
+        assertEquals(ds.getSpec().getTemplate(), admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-moving-node").get().getSpec()
+                .getTemplate(), "the running node pods are left as they are");
+        assertNotEquals(0, Kubectl.tryApply("""
+                apiVersion: loopcsi.io/v1alpha1
+                kind: StoragePool
+                metadata: {name: moving}
+                spec: {capacityPerNode: 1Gi, backingDir: /srv/loopcsi-moving, transfer: {maxConcurrentPerNode: 0}}
+                """).exit(), "the schema refuses a concurrency below 1");
+
+        Kubectl.ok("patch", "storagepool", "moving", "--type", "merge", "-p",
+                "{\"spec\": {\"transfer\": {\"enabled\": false, \"bandwidthPerNode\": \"50Mi\"}}}");
+        await("the node pods without the transfer", () -> {
+            var c = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-moving-node").get().getSpec().getTemplate().getSpec();
+            return c.getVolumes().stream().noneMatch(v -> v.getName().equals("transfer-token"))
+                    && c.getContainers().get(0).getPorts().stream().noneMatch(p -> "transfer".equals(p.getName()));
+        });
+        Kubectl.ok("delete", "storagepool", "moving");
+        await("pool gone", () -> admin.resources(StoragePool.class).withName("moving").get() == null);
+    }
+
     /** external-snapshotter v8.6.0's CRDs (the release the 1.36 check ran): groupsnapshot.storage.k8s.io v1, v1beta2, v1beta1. */
     static final Path SNAPSHOT_CRDS_V8_6 = Path.of("../shared/data/sidecars/external-snapshotter-v8.6.0/client/config/crd");
     static final List<String> GROUP_SNAPSHOT_CRDS = List.of("volumegroupsnapshotclasses", "volumegroupsnapshotcontents", "volumegroupsnapshots");

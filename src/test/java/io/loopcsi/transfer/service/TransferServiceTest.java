@@ -270,12 +270,61 @@ class TransferServiceTest {
         assertFalse(Files.exists(y.volumeImage(DST)), "no image made for a plan of another size");
     }
 
+    // ---- bounds (spec.transfer) --------------------------------------------------------------
+
+    @Test
+    void underABandwidthCapTheDataArrivesNoFasterThanTheCapAndNotMuchSlower() throws Exception {
+        long cap = 8L * MIB;
+        TransferServer server = serve(xKeys, service(new TransferService.Limits(new BandwidthCap(cap, System::nanoTime), 2)));
+        List<long[]> seen = new ArrayList<>(); // {nanos, bytes} per chunk, as the destination wrote it
+        long start = System.nanoTime();
+        TransferClient.Result r = client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(), y.volumeImage(DST), SIZE, OWN_RANGES,
+                (index, bytes) -> seen.add(new long[] {System.nanoTime(), bytes}));
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertEquals(-1, Files.mismatch(x.volumeImage(SRC), y.volumeImage(DST)), "the same content, only slower");
+
+        // from the first chunk's arrival (before it nothing waits), every byte after it is paced
+        long first = seen.stream().filter(c -> c[1] > 0).findFirst().orElseThrow()[0];
+        long last = seen.get(seen.size() - 1)[0];
+        long after = seen.stream().filter(c -> c[0] > first).mapToLong(c -> c[1]).sum();
+        double paced = (last - first) / 1e9;
+        assertTrue(after <= cap * paced * 1.02 + MIB, after + " bytes in " + paced + " s: more than the cap of " + cap + " bytes/s");
+        // ~24 MiB of data at 8 MiB/s: about 3 s; the plan and a loaded machine add a little, never double
+        assertTrue(seconds < r.bytesReceived() / (double) cap * 2 + 2, "the cap slowed the transfer far below itself: " + seconds + " s for "
+                + r.bytesReceived() + " bytes");
+        assertTrue(seconds >= (r.bytesReceived() - 2.0 * MIB) / cap, "faster than the cap: " + seconds + " s");
+    }
+
+    @Test
+    void aTransferOverTheNodesConcurrencyIsRefusedResourceExhaustedAndServedOnceOneEnds() throws Exception {
+        TransferServer server = serve(xKeys, service(new TransferService.Limits(new BandwidthCap(8L * MIB, System::nanoTime), 1)));
+        var firstChunk = new java.util.concurrent.CountDownLatch(1);
+        var first = java.util.concurrent.CompletableFuture.supplyAsync(() -> client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(),
+                y.volumeImage(DST), SIZE, OWN_RANGES, (index, bytes) -> firstChunk.countDown()));
+        assertTrue(firstChunk.await(30, java.util.concurrent.TimeUnit.SECONDS), "the first transfer streams");
+        Path z = Files.createDirectory(dir.resolve("z"));
+        StatusRuntimeException busy = assertThrows(StatusRuntimeException.class, () -> client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC,
+                0, z, z.resolve("second.img"), SIZE, OWN_RANGES, null));
+        assertEquals(Status.Code.RESOURCE_EXHAUSTED, busy.getStatus().getCode(), busy.getMessage());
+        assertTrue(busy.getStatus().getDescription().contains("serves 1 transfers at once"), busy.getStatus().getDescription());
+        first.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        // the slot is free again: the one refused goes on from its checkpoint (none: nothing of it was sent)
+        TransferClient.Result r = client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, z, z.resolve("second.img"), SIZE, OWN_RANGES,
+                null);
+        assertEquals(0, r.fromChunk());
+        assertEquals(-1, Files.mismatch(x.volumeImage(SRC), z.resolve("second.img")));
+    }
+
     // ---- helpers -----------------------------------------------------------------------------
 
     TransferService service() {
+        return service(TransferService.Limits.NONE);
+    }
+
+    TransferService service(TransferService.Limits limits) {
         return new TransferService("x", new SourceImages(x), id -> Optional.ofNullable(grants.get(id)), caller -> Optional.ofNullable(
                 nodeByFingerprint.get(caller.certificateFingerprint())).orElseThrow(() -> new TransferException(TransferException.Kind.DENIED,
-                        "unknown certificate")), RANGES, Clock.systemUTC());
+                        "unknown certificate")), RANGES, Clock.systemUTC(), limits);
     }
 
     TransferServer serve(NodeKeys keys, BindableService service) throws IOException {
