@@ -581,10 +581,12 @@ class PoolServesVolumesKubeIT {
                 List<io.fabric8.kubernetes.api.model.Event> onClaim = admin.v1().events().inNamespace("default").list().getItems().stream()
                         .filter(e -> "pvc-xrestored".equals(e.getInvolvedObject().getName()))
                         .filter(e -> e.getSource() != null && "loopcsi-controller".equals(e.getSource().getComponent())).toList();
-                List<String> reasons = onClaim.stream().map(io.fabric8.kubernetes.api.model.Event::getReason).toList();
-                assertEquals(List.of("TransferStarted", "TransferFinished"), reasons, "the claim's Events: " + onClaim);
-                assertTrue(onClaim.get(0).getMessage().contains("from node node-a"), onClaim.get(0).getMessage());
-                assertTrue(onClaim.get(1).getMessage().contains("of data in"), onClaim.get(1).getMessage());
+                // listed by name (random suffixes), so not in the order they were recorded
+                Map<String, String> byReason = onClaim.stream().collect(java.util.stream.Collectors.toMap(
+                        io.fabric8.kubernetes.api.model.Event::getReason, io.fabric8.kubernetes.api.model.Event::getMessage));
+                assertEquals(java.util.Set.of("TransferStarted", "TransferFinished"), byReason.keySet(), "the claim's Events: " + onClaim);
+                assertTrue(byReason.get("TransferStarted").contains("from node node-a"), byReason.get("TransferStarted"));
+                assertTrue(byReason.get("TransferFinished").contains("of data in"), byReason.get("TransferFinished"));
                 onClaim.forEach(e -> assertEquals(claim.getMetadata().getUid(), e.getInvolvedObject().getUid(),
                         "kubectl describe pvc finds it (its field selector has the claim's uid)"));
                 admin.resource(claim).delete();
