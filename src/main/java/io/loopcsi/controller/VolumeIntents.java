@@ -50,6 +50,7 @@ final class VolumeIntents {
     private final KubernetesClient client;
     private final String pool;
     private final String driver;
+    private final TransferEvents events;
 
     VolumeIntents(PoolInformers informers, PoolNodes nodes, NodeAnswers answers, ApiGroupSnapshots groups, TransferIntents transfers,
             KubernetesClient client, String driver) {
@@ -61,6 +62,7 @@ final class VolumeIntents {
         this.client = client;
         this.pool = informers.pool();
         this.driver = driver;
+        this.events = new TransferEvents(client);
     }
 
     VolumeMeta createVolume(CreateRequest req, Placement placement) {
@@ -79,7 +81,8 @@ final class VolumeIntents {
                     LoopVolume made = client.resource(lv).create();
                     LOG.infof("CreateVolume %s: LoopVolume %s on node %s%s", req.name(), name, node, crossNode(source, node)
                             ? " from node " + source.node() + " (transfer " + id + ")" : "");
-                    return answer(awaitVolume(made));
+                    started(made, source);
+                    return answer(told(awaitVolume(made)));
                 } catch (KubernetesClientException e) {
                     if (e.getCode() == 409) {
                         continue; // a concurrent call made it: decide again with it
@@ -109,7 +112,7 @@ final class VolumeIntents {
                 if (existing.getSpec().getTransferId() != null) {
                     authorise(id, source, existing.getSpec().getNode()); // renews the window of a long transfer
                 }
-                return answer(awaitVolume(existing)); // in flight: wait for the node's answer
+                return answer(told(awaitVolume(existing))); // in flight: wait for the node's answer
             }
             if (!existing.answered() && existing.getMetadata().getFinalizers() != null
                     && existing.getMetadata().getFinalizers().contains(HandoffNames.FINALIZER)) {
@@ -127,9 +130,25 @@ final class VolumeIntents {
                 return o;
             });
             LOG.infof("CreateVolume %s: trying LoopVolume %s again on node %s (attempt %d)", req.name(), name, node, attempt + 1);
-            return answer(awaitVolume(edited));
+            started(edited, source);
+            return answer(told(awaitVolume(edited)));
         }
         throw Status.ABORTED.withDescription("volume " + id + " keeps changing under concurrent calls; try again").asRuntimeException();
+    }
+
+    /** TransferStarted on the claim, when the intent written brings its content from another node. */
+    private void started(LoopVolume written, Source source) {
+        LoopVolumeSpec s = written.getSpec();
+        if (s.getTransferId() != null && source != null) {
+            events.record(s.getParameters(), TransferEvents.started(s.getTransferId(), source.id(), source.node(), s.getNode(),
+                    source.sizeBytes()));
+        }
+    }
+
+    /** TransferFinished or TransferFailed on the claim, from the node's answer of a volume made from another node. */
+    private LoopVolume told(LoopVolume answered) {
+        TransferEvents.ended(answered).ifPresent(n -> events.record(answered.getSpec().getParameters(), n));
+        return answered;
     }
 
     /** The content source as the controller knows it: its node, ID, size, and mode and fsType when known. */

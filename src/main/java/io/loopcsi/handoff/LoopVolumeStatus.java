@@ -20,6 +20,16 @@ public class LoopVolumeStatus extends HandoffStatus {
     private String createdAt;
     @JsonPropertyDescription("The mutable parameters applied on the node (the volume's metadata there); keys never set are defaults.")
     private Map<String, String> mutableParameters = new LinkedHashMap<>();
+    @JsonPropertyDescription("A restore or clone from another node: the fetch's progress, then its end.")
+    private TransferProgress transfer;
+
+    public TransferProgress getTransfer() {
+        return transfer;
+    }
+
+    public void setTransfer(TransferProgress transfer) {
+        this.transfer = transfer;
+    }
 
     public Boolean getReady() {
         return ready;

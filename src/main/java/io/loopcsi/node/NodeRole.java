@@ -29,6 +29,7 @@ import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.transfer.TransferObserver;
 
 /**
  * The node role beyond CSI Node (which the csi package serves on the socket): it carries out
@@ -57,9 +58,12 @@ public class NodeRole {
     /** The same engine as the provider (which is a client proxy, not a VolumeEngine): cross-node restores need its own call. */
     private final Instance<VolumeEngine> engines;
 
+    private final Instance<TransferObserver> transferMetrics;
+
     NodeRole(DriverConfig config, NodeRoleConfig nodeConfig, Instance<KubernetesClient> clients, Instance<VolumeProvider> providers,
-            Instance<VolumeEngine> engines) {
+            Instance<VolumeEngine> engines, Instance<TransferObserver> transferMetrics) {
         this.engines = engines;
+        this.transferMetrics = transferMetrics;
         this.config = config;
         this.nodeConfig = nodeConfig;
         this.clients = clients;
@@ -94,11 +98,12 @@ public class NodeRole {
                     nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
                     nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
                             "a transfer address needs the node pods' ServiceAccount and DaemonSet name")),
-                    TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()));
+                    TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()), transferMetrics.get());
             running.add(t);
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);
-            fetch = t.fetcher(client, pool, engines.get(), TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null));
+            fetch = t.fetcher(client, pool, engines.get(), TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null),
+                    transferMetrics.get());
         }
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry(), fetch);

@@ -13,6 +13,7 @@ import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.engine.VolumeEngine;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.TransferObserver;
 import io.loopcsi.transfer.kube.LoopTransferGrants;
 import io.loopcsi.transfer.kube.PublishedPins;
 import io.loopcsi.transfer.kube.TokenReviewIdentity;
@@ -47,7 +48,7 @@ final class TransferEndpoint implements AutoCloseable {
     }
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
-            String nodeAccount, TransferService.Limits limits) throws IOException {
+            String nodeAccount, TransferService.Limits limits, TransferObserver observer) throws IOException {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
             throw new IllegalStateException("the transfer address " + address + " is not host:port");
@@ -58,7 +59,7 @@ final class TransferEndpoint implements AutoCloseable {
         NodeKeys keys = NodeKeys.generate(engine.nodeId());
         TransferService service = new TransferService(engine.nodeId(), new SourceImages(dir), new LoopTransferGrants(client, pool),
                 new TokenReviewIdentity(client, pool, namespace, nodeAccount, nodeAccount), new AllocatedRanges(new CommandRunner(COMMANDS)),
-                Clock.systemUTC(), limits);
+                Clock.systemUTC(), limits).observe(observer);
         TransferServer server = TransferServer.start(host, port, keys, new PublishedPins(client, pool), service);
         LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s, at most %d at once, %s", pool, host, server.port(),
                 keys.fingerprint(), limits.concurrent(), limits.cap().limited() ? "capped" : "no bandwidth cap");
@@ -85,8 +86,8 @@ final class TransferEndpoint implements AutoCloseable {
     }
 
     /** The client side, with this node's keys: fetches into the pool directory's images, progress in its transfers/. */
-    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile) {
-        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root());
+    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile, TransferObserver observer) {
+        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root(), observer);
     }
 
     int port() {

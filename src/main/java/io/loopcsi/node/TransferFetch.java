@@ -4,13 +4,26 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.loopcsi.engine.Ids;
+import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.handoff.TransferProgress;
+import io.loopcsi.transfer.FetchProgress;
+import io.loopcsi.transfer.TransferObserver;
+import io.loopcsi.transfer.TransferPlan;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.loopcsi.engine.EngineException;
@@ -47,6 +60,9 @@ final class TransferFetch {
      * node's work threads, as the fetch itself does.
      */
     static final Duration BUSY_WAIT = Duration.ofMinutes(10);
+    /** status.transfer is written at most this often, or every {@link #WRITE_STEP} of the data (API server load). */
+    static final Duration WRITE_EVERY = Duration.ofSeconds(2);
+    static final double WRITE_STEP = 0.05;
 
     /** Pauses of 1 s doubling up to 30 s, and the sum of those taken. */
     static final class Backoff {
@@ -81,9 +97,13 @@ final class TransferFetch {
     private final Path tokenFile;
     private final AllocatedRanges ranges;
     private final Path dataDir;
+    private final TransferObserver observer;
+    /** The end of each fetch, by transfer ID, until the volume's answer takes it (VolumeHandler). */
+    private final Map<String, TransferProgress> ends = new ConcurrentHashMap<>();
 
     TransferFetch(KubernetesClient client, String pool, VolumeEngine engine, NodeKeys keys, Path tokenFile, AllocatedRanges ranges,
-            Path dataDir) {
+            Path dataDir, TransferObserver observer) {
+        this.observer = observer;
         this.engine = engine;
         this.client = client;
         this.pool = pool;
@@ -110,6 +130,72 @@ final class TransferFetch {
 
     /** Fetches the source's content into image (made here, sourceBytes long). */
     void fetch(LoopVolumeSpec spec, Path image, long sourceBytes) {
+        FetchProgress progress = new FetchProgress(spec.getSourceNode(), Clock.systemUTC(), System::nanoTime, WRITE_EVERY.toNanos(), WRITE_STEP);
+        String volume = HandoffNames.object(pool, Ids.volumeIdFor(spec.getName()));
+        long start = System.nanoTime();
+        observer.started(TransferObserver.Direction.RECEIVE);
+        ends.remove(spec.getTransferId());
+        writeProgress(volume, progress.status(TransferProgress.TRANSFERRING, null));
+        try {
+            fetch(spec, image, sourceBytes, volume, progress);
+            ends.put(spec.getTransferId(), progress.status(TransferProgress.DONE, null));
+        } catch (RuntimeException e) {
+            String reason = reason(e);
+            observer.failed(reason);
+            ends.put(spec.getTransferId(), progress.status(TransferProgress.FAILED, reason + ": " + e.getMessage()));
+            throw e;
+        } finally {
+            observer.ended(TransferObserver.Direction.RECEIVE);
+            observer.fetched(System.nanoTime() - start);
+        }
+    }
+
+    /**
+     * The end of transfer's last fetch on this node (Done or Failed, bytes, rate), for the volume's
+     * answer, which the controller reads for the claim's Events; empty once taken or when none ran.
+     */
+    Optional<TransferProgress> end(String transferId) {
+        return transferId == null ? Optional.empty() : Optional.ofNullable(ends.remove(transferId));
+    }
+
+    /** A metric label for a failed fetch: the gRPC code or the refusal's kind, lower case. */
+    static String reason(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof TransferException te) {
+                return te.kind().name().toLowerCase(Locale.ROOT);
+            }
+            if (t instanceof StatusRuntimeException se) {
+                return se.getStatus().getCode().name().toLowerCase(Locale.ROOT);
+            }
+        }
+        return e instanceof EngineException ee ? ee.kind().name().toLowerCase(Locale.ROOT) : "internal";
+    }
+
+    /** A merge patch of status.transfer only: the rest of the status is the handler's. A write refused is logged, never fatal. */
+    private void writeProgress(String volume, TransferProgress p) {
+        try {
+            String json = "{\"status\":{\"transfer\":" + Serialization.asJson(p) + "}}";
+            client.resources(LoopVolume.class).withName(volume).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), json);
+        } catch (RuntimeException e) {
+            LOG.debugf("volume %s: cannot write the transfer's progress: %s", volume, e.getMessage());
+        }
+    }
+
+    private void fetch(LoopVolumeSpec spec, Path image, long sourceBytes, String volume, FetchProgress progress) {
+        TransferClient.Progress written = new TransferClient.Progress() {
+            @Override
+            public void chunk(long index, long bytes) {
+                observer.bytes(TransferObserver.Direction.RECEIVE, bytes);
+                if (progress.chunk(index)) {
+                    writeProgress(volume, progress.status(TransferProgress.TRANSFERRING, null));
+                }
+            }
+
+            @Override
+            public void planned(TransferPlan plan, long fromChunk) {
+                progress.planned(plan, fromChunk);
+            }
+        };
         String source = spec.getSourceSnapshotId() != null ? spec.getSourceSnapshotId() : spec.getSourceVolumeId();
         String from = spec.getSourceNode();
         Backoff busy = new Backoff();
@@ -125,7 +211,7 @@ final class TransferFetch {
                 int colon = address.lastIndexOf(':');
                 try (TransferClient c = new TransferClient(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)), pin,
                         keys, new BearerToken(this::token))) {
-                    TransferClient.Result r = c.fetch(spec.getTransferId(), source, 0, dataDir, image, sourceBytes, ranges::of, null);
+                    TransferClient.Result r = c.fetch(spec.getTransferId(), source, 0, dataDir, image, sourceBytes, ranges::of, written);
                     LOG.infof("transfer %s: %s from node %s fetched (%d bytes of data from chunk %d on), digest %s", spec.getTransferId(), source,
                             from, r.bytesReceived(), r.fromChunk(), r.digest());
                     return;

@@ -55,7 +55,10 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
     @Override
     protected LoopVolumeStatus carryOut(LoopVolume lv, String id, Optional<VolumeMeta> onDisk) {
         VolumeMeta m = meetSpec(id, lv.getSpec(), onDisk);
-        return ready(m, engine.nodeId(), lv.getMetadata().getGeneration());
+        LoopVolumeStatus s = ready(m, engine.nodeId(), lv.getMetadata().getGeneration());
+        // the fetch's end when one ran for this answer, else what the status had (a later generation: the same content)
+        s.setTransfer(fetchEnd(lv).orElse(lv.getStatus() == null ? null : lv.getStatus().getTransfer()));
+        return s;
     }
 
     /** The status as it was, observedGeneration too (a snapshot's Missing answers the current generation). */
@@ -80,6 +83,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
     @Override
     protected LoopVolumeStatus failed(LoopVolume lv, String id, EngineException e) {
         LoopVolumeStatus s = super.failed(lv, id, e);
+        fetchEnd(lv).ifPresent(s::setTransfer);
         engine.volume(id).ifPresent(now -> { // e.g. grown, then a modify refused: status says what the disk has
             s.setCapacityBytes(now.capacityBytes());
             s.setCapacity(Sizes.format(now.capacityBytes()));
@@ -153,6 +157,10 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         return transfers.engine().createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
     }
 
+    private Optional<io.loopcsi.handoff.TransferProgress> fetchEnd(LoopVolume lv) {
+        return transfers == null || lv.getSpec() == null ? Optional.empty() : transfers.end(lv.getSpec().getTransferId());
+    }
+
     /** spec.mutableParameters, checked as the Controller checks them (anyone allowed to write the object could have written it). */
     static MutableParameters wanted(LoopVolumeSpec spec) {
         Map<String, String> m = spec.getMutableParameters();
@@ -201,6 +209,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
             s.setObservedGeneration(from.getObservedGeneration());
             s.setCreatedAt(from.getCreatedAt());
             s.setMutableParameters(from.getMutableParameters());
+            s.setTransfer(from.getTransfer());
         }
         return s;
     }

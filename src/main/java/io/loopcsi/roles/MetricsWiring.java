@@ -10,6 +10,8 @@ import io.loopcsi.csi.CallInterceptors;
 import io.loopcsi.engine.CommandRunner;
 import io.loopcsi.metrics.CommandMetrics;
 import io.loopcsi.metrics.CsiCallMetrics;
+import io.loopcsi.metrics.TransferMetrics;
+import io.loopcsi.transfer.TransferObserver;
 
 /**
  * Whether the engine's commands and the CSI calls are measured: only where metrics are served.
@@ -22,6 +24,12 @@ public class MetricsWiring {
     @Singleton
     CommandRunner.Observer commands(RoleWiring.Served served, Instance<CommandMetrics> metrics) {
         return served.metrics() ? metrics.get() : CommandRunner.NONE;
+    }
+
+    @Produces
+    @Singleton
+    TransferObserver transfers(RoleWiring.Served served, Instance<TransferMetrics> metrics) {
+        return served.metrics() ? metrics.get() : TransferObserver.NONE;
     }
 
     @Produces

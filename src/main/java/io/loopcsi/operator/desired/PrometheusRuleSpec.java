@@ -86,6 +86,16 @@ public final class PrometheusRuleSpec {
                                 + " files no LoopVolume or LoopSnapshot names (they take space and are never deleted by loopcsi), missing"
                                 + " are objects whose files are gone (their data is lost); kubectl get storagepool {{ $labels.pool }}"
                                 + " -o jsonpath='{.status.orphans}' names them."),
+                // a fetch under way that received nothing in 10 min (a busy source's 10 min of asking again included)
+                alert("LoopcsiTransferStuck", "warning", "1m",
+                        // min_over_time: under way for all of the 10 min (the gauge exists at 0 from the node's start)
+                        "sum by (driver, node) (min_over_time(loopcsi_transfers_active{" + d + ",direction=\"receive\"}[10m])) > 0 "
+                                + "and on (driver, node) "
+                                + "sum by (driver, node) (increase(loopcsi_transfer_received_bytes_total{" + d + "}[10m])) == 0",
+                        "A transfer onto node {{ $labels.node }} has received nothing for 10 minutes",
+                        "Node {{ $labels.node }} of {{ $labels.driver }} is fetching a volume's content from another node and has "
+                                + "received no byte for 10 minutes; the claim waits. The LoopVolume's status.transfer names the source "
+                                + "node (kubectl get loopvolumes -o yaml)."),
                 alert("LoopcsiReconcileFailing", "warning", "15m",
                         "loopcsi_pool_reconcile_failing{" + p + "} == 1",
                         "The operator cannot roll out pool {{ $labels.pool }}",

@@ -49,6 +49,10 @@ public final class TransferClient implements AutoCloseable {
     @FunctionalInterface
     public interface Progress {
         void chunk(long index, long bytes);
+
+        /** Called once an attempt has the source's plan and knows its first chunk (0, or where an earlier attempt stopped). */
+        default void planned(TransferPlan plan, long fromChunk) {
+        }
     }
 
     private final ManagedChannel channel;
@@ -89,6 +93,9 @@ public final class TransferClient implements AutoCloseable {
         ImageReceiver receiver = ImageReceiver.open(dataDir, image, plan, expectedSize);
         long from = receiver.nextChunk();
         long received = 0;
+        if (progress != null) {
+            progress.planned(plan, from);
+        }
         try {
             if (from < plan.chunks()) {
                 received = receive(receiver, plan, from, progress);

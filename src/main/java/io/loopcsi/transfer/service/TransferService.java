@@ -76,6 +76,8 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         public static final Limits NONE = new Limits(BandwidthCap.unlimited(), Integer.MAX_VALUE);
     }
 
+    private volatile io.loopcsi.transfer.TransferObserver observer = io.loopcsi.transfer.TransferObserver.NONE;
+
     public TransferService(String nodeName, SourceImages sources, Grants grants, CallerIdentity identity, AllocatedRanges ranges, Clock clock) {
         this(nodeName, sources, grants, identity, ranges, clock, Limits.NONE);
     }
@@ -90,6 +92,12 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         this.clock = clock;
         this.limits = limits;
         this.streams = new Semaphore(limits.concurrent());
+    }
+
+    /** Reports the streams this node serves and their bytes (metrics); none until set. */
+    public TransferService observe(io.loopcsi.transfer.TransferObserver observer) {
+        this.observer = observer;
+        return this;
     }
 
     @Override
@@ -173,6 +181,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             this.source = source;
             this.next = from;
             this.transferId = transferId;
+            observer.started(io.loopcsi.transfer.TransferObserver.Direction.SEND);
         }
 
         @Override
@@ -185,6 +194,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                 while (next < chunks && out.isReady() && !out.isCancelled()) {
                     io.loopcsi.transfer.Chunk c = source.read(next++);
                     out.onNext(Messages.toWire(c));
+                    observer.bytes(io.loopcsi.transfer.TransferObserver.Direction.SEND, c.dataBytes());
                     long wait = limits.cap().reserve(c.dataBytes());
                     if (wait > 0 && next < chunks) {
                         paused = true;
@@ -216,6 +226,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             ended = true;
             source.close();
             streams.release();
+            observer.ended(io.loopcsi.transfer.TransferObserver.Direction.SEND);
         }
     }
 

@@ -106,6 +106,7 @@ class PoolServesVolumesKubeIT {
     static final Map<String, PodProcess> nodePods = new HashMap<>();
     static final Map<String, Path> nodeKubeconfig = new HashMap<>();
     static final Map<String, Integer> transferPorts = new HashMap<>();
+    static final Map<String, Integer> metricsPorts = new HashMap<>();
     static Path controllerSocket;
     static long started;
     static final List<String> timings = new ArrayList<>();
@@ -207,8 +208,12 @@ class PoolServesVolumesKubeIT {
             transferPorts.put(n, Launcher.freePort());
         }
         int transfer = transferPorts.get(n);
+        if (!metricsPorts.containsKey(n)) {
+            metricsPorts.put(n, Launcher.freePort());
+        }
+        int metrics = metricsPorts.get(n);
         return PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP", "127.0.0.1"),
-                hostRoot, root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort(), 9810, transfer));
+                hostRoot, root.resolve(n + "-pod"), Map.of(9090, metrics, 9810, transfer));
     }
 
     static void startNode(String n) throws Exception {
@@ -536,11 +541,61 @@ class PoolServesVolumesKubeIT {
                         .getSnapshot().getSnapshotId();
                 snaps.add(xsnap);
 
+                // seen from outside: the claim's Events, the LoopVolume's status.transfer as it goes, the nodes' metrics
+                double sentBefore = metric("node-a", "loopcsi_transfer_sent_bytes_total");
+                double receivedBefore = metric("node-b", "loopcsi_transfer_received_bytes_total");
+                PersistentVolumeClaim claim = admin.persistentVolumeClaims().inNamespace("default").resource(new PersistentVolumeClaimBuilder()
+                        .withNewMetadata().withName("pvc-xrestored").endMetadata().withNewSpec().withAccessModes("ReadWriteOnce")
+                        .withNewResources().addToRequests("storage", new io.fabric8.kubernetes.api.model.Quantity("512Mi")).endResources()
+                        .endSpec().build()).create();
+                Map<String, java.util.Set<String>> phasesSeen = new java.util.concurrent.ConcurrentHashMap<>();
                 long t0 = System.nanoTime();
-                String restored = createOn(c, "pvc-xrestored", mount(), VolumeContentSource.newBuilder().setSnapshot(
-                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(xsnap)).build(), "thin");
-                made.add(0, restored);
-                timings.add("xfs restore of 512Mi from node-a onto node-b: " + ms(t0) + " ms");
+                String restored;
+                try (var w = admin.resources(LoopVolume.class).watch(new io.fabric8.kubernetes.client.Watcher<LoopVolume>() {
+                    @Override
+                    public void eventReceived(Action action, LoopVolume lv) {
+                        if (lv.getStatus() != null && lv.getStatus().getTransfer() != null) {
+                            phasesSeen.computeIfAbsent(lv.getMetadata().getName(), k -> java.util.concurrent.ConcurrentHashMap.newKeySet())
+                                    .add(lv.getStatus().getTransfer().getPhase());
+                        }
+                    }
+
+                    @Override
+                    public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+                    }
+                })) {
+                    restored = createOn(c, "pvc-xrestored", mount(), VolumeContentSource.newBuilder().setSnapshot(
+                            VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(xsnap)).build(), "thin");
+                    made.add(0, restored);
+                    timings.add("xfs restore of 512Mi from node-a onto node-b: " + ms(t0) + " ms");
+                    await("the watch sees the end of the transfer", () -> phasesSeen.getOrDefault(POOL + "." + restored, java.util.Set.of())
+                            .contains("Done") ? true : null);
+                }
+                assertEquals(java.util.Set.of("Transferring", "Done"), phasesSeen.get(POOL + "." + restored),
+                        "node-b wrote the fetch's progress while under way, then its end");
+                var progress = admin.resources(LoopVolume.class).withName(POOL + "." + restored).get().getStatus().getTransfer();
+                assertEquals("node-a", progress.getSourceNode());
+                assertTrue(progress.getBytesDone() > 0 && progress.getBytesDone().equals(progress.getBytesTotal()), "all of the plan's data: "
+                        + progress.getBytesDone() + " of " + progress.getBytesTotal());
+                assertTrue(progress.getStartedAt() != null && progress.getUpdatedAt() != null);
+                List<io.fabric8.kubernetes.api.model.Event> onClaim = admin.v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e -> "pvc-xrestored".equals(e.getInvolvedObject().getName()))
+                        .filter(e -> e.getSource() != null && "loopcsi-controller".equals(e.getSource().getComponent())).toList();
+                // listed by name (random suffixes), so not in the order they were recorded
+                Map<String, String> byReason = onClaim.stream().collect(java.util.stream.Collectors.toMap(
+                        io.fabric8.kubernetes.api.model.Event::getReason, io.fabric8.kubernetes.api.model.Event::getMessage));
+                assertEquals(java.util.Set.of("TransferStarted", "TransferFinished"), byReason.keySet(), "the claim's Events: " + onClaim);
+                assertTrue(byReason.get("TransferStarted").contains("from node node-a"), byReason.get("TransferStarted"));
+                assertTrue(byReason.get("TransferFinished").contains("of data in"), byReason.get("TransferFinished"));
+                onClaim.forEach(e -> assertEquals(claim.getMetadata().getUid(), e.getInvolvedObject().getUid(),
+                        "kubectl describe pvc finds it (its field selector has the claim's uid)"));
+                admin.resource(claim).delete();
+                assertTrue(metric("node-a", "loopcsi_transfer_sent_bytes_total") - sentBefore >= progress.getBytesDone(),
+                        "node-a counts the bytes it sent");
+                assertTrue(metric("node-b", "loopcsi_transfer_received_bytes_total") - receivedBefore >= progress.getBytesDone(),
+                        "node-b counts the bytes it received");
+                assertEquals(0.0, metric("node-b", "loopcsi_transfers_active{direction=\"receive\""));
+                assertTrue(metric("node-b", "loopcsi_transfer_duration_seconds_count") >= 1);
                 String cloned = createOn(c, "pvc-xcloned", mount(), VolumeContentSource.newBuilder().setVolume(
                         VolumeContentSource.VolumeSource.newBuilder().setVolumeId(xfs)).build(), "thick");
                 made.add(0, cloned);
@@ -601,11 +656,31 @@ class PoolServesVolumesKubeIT {
         }
     }
 
+    /**
+     * The sum of a series' samples on n's /q/metrics (the node pod's metrics port); series is the
+     * name, or the name with the first labels and no closing brace. 0 when there is none.
+     */
+    static double metric(String n, String series) throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + metricsPorts.get(n) + "/q/metrics"))
+                .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        double sum = 0;
+        for (String line : body.split("\n")) {
+            if (line.startsWith(series + "{") || line.startsWith(series + " ") || (series.contains("{") && line.startsWith(series))) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
     /** CreateVolume on node-b (strict topology) from a source, with provisioning thin or thick; its volume ID. */
     static String createOn(CsiClient c, String name, VolumeCapability cap, VolumeContentSource source, String provisioning) {
         CreateVolumeResponse r = c.controller.createVolume(CreateVolumeRequest.newBuilder().setName(name)
                 .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(cap.hasBlock() ? 64L << 20 : GI / 2))
                 .addVolumeCapabilities(cap).setVolumeContentSource(source).putMutableParams("provisioning", provisioning)
+                // csi-provisioner's --extra-create-metadata, as the operator's controller Deployment runs it
+                .putParameters("csi.storage.k8s.io/pvc/name", name).putParameters("csi.storage.k8s.io/pvc/namespace", "default")
+                .putParameters("csi.storage.k8s.io/pv/name", "pv-" + name)
                 .setAccessibilityRequirements(on("node-b")).build());
         assertEquals("node-b", r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"));
         assertEquals(source, r.getVolume().getContentSource());
