@@ -144,16 +144,17 @@ class EvacuateKubeIT {
         for (String n : List.of("node-a", "node-b")) {
             Path hostRoot = Files.createDirectories(root.resolve(n));
             Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry"));
-            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n), hostRoot,
-                    root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort()));
+            transferPorts.put(n, Launcher.freePort());
+            // the transfer server as the operator configures it (as PoolServesVolumesKubeIT): the DaemonSet's env,
+            // the pod's IP and transfer port mapped to this machine, the token written where its projected volume is
+            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP", "127.0.0.1"),
+                    hostRoot, root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort(), 9810, transferPorts.get(n)));
             nodePods.put(n, pod);
             Map<String, String> env = new HashMap<>(pod.env());
             env.put("KUBECONFIG", serviceAccountKubeconfig("loopcsi-ev-node", root.resolve(n + ".kubeconfig")).toString());
-            transferPorts.put(n, Launcher.freePort());
-            env.put("LOOPCSI_NODE_TRANSFER_ADDRESS", "127.0.0.1:" + transferPorts.get(n)); // as PoolServesVolumesKubeIT
-            env.put("LOOPCSI_NODE_TRANSFER_NAMESPACE", NS);
-            env.put("LOOPCSI_NODE_TRANSFER_NODE_ACCOUNT", "loopcsi-ev-node");
-            env.put("LOOPCSI_NODE_TRANSFER_TOKEN_FILE", transferToken(ds, n).toString());
+            Path tokenFile = Path.of(pod.env().get("LOOPCSI_NODE_TRANSFER_TOKEN_FILE"));
+            Files.createDirectories(tokenFile.getParent());
+            Files.copy(transferToken(ds, n), tokenFile, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             nodes.put(n, Launcher.start(root, n, pod.args(), env).awaitCsi(socketOf(n)));
             await(n + " publishes its transfer endpoint", () -> {
                 LoopPoolNode p = admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get();
