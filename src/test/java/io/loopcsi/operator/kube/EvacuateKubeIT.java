@@ -83,6 +83,8 @@ import io.loopcsi.testing.Launcher;
 class EvacuateKubeIT {
 
     static final String NS = "loopcsi-system";
+    /** The claims' and the workload's namespace: the kube tests share one API server, and others make claims in default. */
+    static final String APPS = "evacuate-apps";
     static final String POOL = "ev";
     static final String DRIVER = "ev.loopcsi.io";
     static final long MI = 1L << 20;
@@ -162,13 +164,16 @@ class EvacuateKubeIT {
             });
         }
         controllerCode = new ApiVolumeProvider(admin, POOL, DRIVER, Duration.ofSeconds(100), Duration.ofSeconds(60), Clock.systemUTC()).start();
+        admin.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata().withName(APPS).endMetadata()
+                .build()).create();
+        await("the default ServiceAccount of " + APPS, () -> admin.serviceAccounts().inNamespace(APPS).withName("default").get());
         claimed("data-1", false, false);
         claimed("data-2", false, false);
         claimed("data-3", true, true);
         claimed("data-4", true, false);
         claimed("data-5", true, false);
         claimed("busy", true, false);
-        admin.pods().inNamespace("default").resource(new PodBuilder().withNewMetadata().withName("busy-pod").endMetadata().withNewSpec()
+        admin.pods().inNamespace(APPS).resource(new PodBuilder().withNewMetadata().withName("busy-pod").endMetadata().withNewSpec()
                 .withNodeName("node-a").addNewContainer().withName("c").withImage("app:none").endContainer().addNewVolume().withName("v")
                 .withNewPersistentVolumeClaim().withClaimName("busy").endPersistentVolumeClaim().endVolume().endSpec().build()).create();
     }
@@ -179,7 +184,7 @@ class EvacuateKubeIT {
      * with content: a file written through the node's mount (xfs) or bytes at two places of the image (block).
      */
     static void claimed(String name, boolean block, boolean thick) throws Exception {
-        PersistentVolumeClaim pvc = admin.persistentVolumeClaims().inNamespace("default").resource(new PersistentVolumeClaimBuilder()
+        PersistentVolumeClaim pvc = admin.persistentVolumeClaims().inNamespace(APPS).resource(new PersistentVolumeClaimBuilder()
                 .withNewMetadata().withName(name).addToLabels("app", "evac").addToLabels("claim", name)
                 .addToAnnotations("example.com/owner", "team-" + name).addToAnnotations("volume.kubernetes.io/selected-node", "node-a")
                 .endMetadata().withNewSpec().withStorageClassName(block ? "ev-block" : "ev-xfs").withAccessModes("ReadWriteOnce")
@@ -188,7 +193,7 @@ class EvacuateKubeIT {
         String pvName = "pvc-" + pvc.getMetadata().getUid();
         long bytes = (block ? 64 : 512) * MI;
         VolumeMeta v = controllerCode.createVolume(new CreateRequest(pvName, bytes, 0, block ? VolumeMode.BLOCK : VolumeMode.FILESYSTEM,
-                block ? "" : "xfs", null, null, Map.of("csi.storage.k8s.io/pvc/name", name, "csi.storage.k8s.io/pvc/namespace", "default",
+                block ? "" : "xfs", null, null, Map.of("csi.storage.k8s.io/pvc/name", name, "csi.storage.k8s.io/pvc/namespace", APPS,
                         "csi.storage.k8s.io/pv/name", pvName),
                 thick ? MutableParameters.parse("p", Map.of("provisioning", "thick")) : MutableParameters.NONE),
                 new Placement(List.of("node-a"), List.of("node-a")));
@@ -197,13 +202,13 @@ class EvacuateKubeIT {
                 .withNewSpec().withCapacity(Map.of("storage", new Quantity(Long.toString(v.capacityBytes()))))
                 .withAccessModes("ReadWriteOnce").withPersistentVolumeReclaimPolicy("Delete").withStorageClassName(block ? "ev-block" : "ev-xfs")
                 .withVolumeMode(block ? "Block" : "Filesystem")
-                .withNewClaimRef().withNamespace("default").withName(name).withUid(pvc.getMetadata().getUid()).endClaimRef()
+                .withNewClaimRef().withNamespace(APPS).withName(name).withUid(pvc.getMetadata().getUid()).endClaimRef()
                 .withNewCsi().withDriver(DRIVER).withVolumeHandle(v.id()).withFsType(block ? null : "xfs")
                 .addToVolumeAttributes("storage.kubernetes.io/csiProvisionerIdentity", "1-" + DRIVER).endCsi()
                 .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression().withKey("topology.loopcsi.io/node")
                 .withOperator("In").withValues("node-a").endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
                 .endSpec().build()).create();
-        await(name + " Bound", () -> "Bound".equals(admin.persistentVolumeClaims().inNamespace("default").withName(name).get().getStatus().getPhase()));
+        await(name + " Bound", () -> "Bound".equals(admin.persistentVolumeClaims().inNamespace(APPS).withName(name).get().getStatus().getPhase()));
         Path image = image("node-a", v.id());
         if (block) {
             byte[] data = new byte[3 * (int) MI];
@@ -237,10 +242,10 @@ class EvacuateKubeIT {
         assertEquals(0, r.exit(), r.out());
         assertTrue(r.out().contains("dry run, nothing is changed"), r.out());
         for (String c : List.of("data-1", "data-2", "data-3", "data-4", "data-5")) {
-            String line = line(r.out(), "default/" + c + " ");
+            String line = line(r.out(), APPS + "/" + c + " ");
             assertTrue(line.contains(claims.get(c).volumeId()) && line.contains(" node-b ") && line.endsWith(" move"), line);
         }
-        assertTrue(line(r.out(), "default/busy ").endsWith("move once its pods stop (or --evict): default/busy-pod"), r.out());
+        assertTrue(line(r.out(), APPS + "/busy ").endsWith("move once its pods stop (or --evict): " + APPS + "/busy-pod"), r.out());
         assertTrue(r.out().contains("6 volume(s) on node node-a: 6 to move (1 once their pods stop), 0 cannot move"), r.out());
         assertEquals(before, objectVersions(), "a dry run changes no PV, claim or LoopVolume");
         assertTrue(admin.resources(LoopVolume.class).withLabel("loopcsi.io/node", "node-b").list().getItems().isEmpty());
@@ -265,7 +270,7 @@ class EvacuateKubeIT {
         first.kill();
         System.out.println("---- the run killed:\n" + first.log());
         long bound = claims.keySet().stream().filter(c -> !claims.get(c).pv()
-                .equals(admin.persistentVolumeClaims().inNamespace("default").withName(c).get().getSpec().getVolumeName())).count();
+                .equals(admin.persistentVolumeClaims().inNamespace(APPS).withName(c).get().getSpec().getVolumeName())).count();
         assertTrue(bound < 5, "the kill came before every claim had moved");
 
         Launcher second = Launcher.start(root, "evacuate-2", args, Map.of());
@@ -274,12 +279,12 @@ class EvacuateKubeIT {
         System.out.println("---- the run that continued:\n" + out);
         assertEquals(1, exit, "one claim could not move");
         assertTrue(out.contains("continue the move (stopped at step"), out);
-        assertTrue(out.contains("moved, source kept") && out.contains("default/busy (" + claims.get("busy").volumeId()
-                + "): the claim is in use by default/busy-pod: stop them first (or --evict)"), out);
+        assertTrue(out.contains("moved, source kept") && out.contains(APPS + "/busy (" + claims.get("busy").volumeId()
+                + "): the claim is in use by " + APPS + "/busy-pod: stop them first (or --evict)"), out);
 
         for (String c : List.of("data-1", "data-2", "data-3", "data-4", "data-5")) {
             Before b = claims.get(c);
-            PersistentVolumeClaim now = admin.persistentVolumeClaims().inNamespace("default").withName(c).get();
+            PersistentVolumeClaim now = admin.persistentVolumeClaims().inNamespace(APPS).withName(c).get();
             assertEquals("Bound", now.getStatus().getPhase(), c);
             assertNotEquals(b.uid(), now.getMetadata().getUid(), c + " was made again");
             assertEquals(Map.of("app", "evac", "claim", c), now.getMetadata().getLabels(), c);
@@ -315,7 +320,7 @@ class EvacuateKubeIT {
         PersistentVolume busyPv = admin.persistentVolumes().withName(busy.pv()).get();
         assertEquals("Delete", busyPv.getSpec().getPersistentVolumeReclaimPolicy(), "the refused claim is untouched");
         assertFalse(busyPv.getMetadata().getAnnotations().containsKey(MoveRecord.ANNOTATION));
-        assertEquals(busy.uid(), admin.persistentVolumeClaims().inNamespace("default").withName("busy").get().getMetadata().getUid());
+        assertEquals(busy.uid(), admin.persistentVolumeClaims().inNamespace(APPS).withName("busy").get().getMetadata().getUid());
         assertEquals(busy.digest(), digest(image("node-a", busy.volumeId())));
         assertTrue(admin.resources(LoopTransfer.class).withLabel("loopcsi.io/pool", POOL).list().getItems().isEmpty(),
                 "no transfer left authorised");
@@ -332,7 +337,7 @@ class EvacuateKubeIT {
             assertFalse(Files.exists(image("node-a", b.volumeId())), c + ": the old image is gone");
             assertNull(admin.resources(LoopVolume.class).withName(POOL + "." + b.volumeId()).get(), c);
             assertNull(admin.persistentVolumes().withName(b.pv()).get(), c + ": the old PV is gone");
-            assertEquals("Bound", admin.persistentVolumeClaims().inNamespace("default").withName(c).get().getStatus().getPhase());
+            assertEquals("Bound", admin.persistentVolumeClaims().inNamespace(APPS).withName(c).get().getStatus().getPhase());
         }
     }
 
@@ -347,12 +352,12 @@ class EvacuateKubeIT {
         Thread kubelet = new Thread(() -> {
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (System.nanoTime() < deadline) {
-                var p = admin.pods().inNamespace("default").withName("busy-pod").get();
+                var p = admin.pods().inNamespace(APPS).withName("busy-pod").get();
                 if (p == null) {
                     return;
                 }
                 if (p.getMetadata().getDeletionTimestamp() != null) {
-                    admin.pods().inNamespace("default").withName("busy-pod").withGracePeriod(0).delete();
+                    admin.pods().inNamespace(APPS).withName("busy-pod").withGracePeriod(0).delete();
                 }
                 try {
                     Thread.sleep(300);
@@ -369,7 +374,7 @@ class EvacuateKubeIT {
         // the Eviction's version is the one the server gives pods/eviction: policy/v1beta1 on 1.20-1.21, policy/v1 from 1.22
         int minor = Integer.parseInt(admin.getKubernetesVersion().getMinor().replaceAll("\\D", ""));
         String sent = minor >= 22 ? "policy/v1" : "policy/v1beta1";
-        assertTrue(r.out().contains("node node-a cordoned") && r.out().contains("pod default/busy-pod evicted (" + sent + " Eviction)"), r.out());
+        assertTrue(r.out().contains("node node-a cordoned") && r.out().contains("pod " + APPS + "/busy-pod evicted (" + sent + " Eviction)"), r.out());
         assertEquals(Boolean.TRUE, admin.nodes().withName("node-a").get().getSpec().getUnschedulable());
         assertEquals(claims.get("busy").digest(), digest(image("node-b", volumeOf("busy"))));
         assertFalse(Files.exists(image("node-a", claims.get("busy").volumeId())));
@@ -387,7 +392,7 @@ class EvacuateKubeIT {
     }
 
     static String volumeOf(String claim) {
-        String pv = admin.persistentVolumeClaims().inNamespace("default").withName(claim).get().getSpec().getVolumeName();
+        String pv = admin.persistentVolumeClaims().inNamespace(APPS).withName(claim).get().getSpec().getVolumeName();
         return admin.persistentVolumes().withName(pv).get().getSpec().getCsi().getVolumeHandle();
     }
 
