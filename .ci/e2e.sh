@@ -20,12 +20,10 @@ say() { echo "[e2e] $*"; }
 
 # The example pool's backing directory is a hostPath on this machine: remember the first of its
 # ancestors that does not exist yet, to remove what the run creates there.
+# A run that was killed before its cleanup leaves that ancestor named in $created_marker.
 backing=$(awk '$1 == "backingDir:" { print $2; exit }' kubernetes/examples/storagepool.yaml)
+created_marker=/var/lib/loopcsi-e2e.created
 created=
-if [ -n "$backing" ] && [ ! -e "$backing" ]; then
-  created=$backing
-  while [ ! -e "$(dirname "$created")" ]; do created=$(dirname "$created"); done
-fi
 
 diagnostics() {
   mkdir -p target/e2e
@@ -61,7 +59,7 @@ release_backing() { # unmount and detach whatever still uses files under the poo
     file=$(cat "$dev/loop/backing_file" 2>/dev/null) || continue
     case $file in "$root"/*) losetup -d "/dev/${dev##*/}" || true ;; esac
   done
-  if [ -n "$created" ]; then rm -rf "$created"; fi
+  if [ -n "$created" ]; then rm -rf "$created"; rm -f "$created_marker"; fi
 }
 
 release_service_route() { # the test's DNAT rules for the kubernetes Service, if its JVM died before deleting them
@@ -84,16 +82,61 @@ cleanup() {
     bash "$KT" down "$KUBE_TESTENV_DIR" || rc=1
     say "kube-testenv down in $(since "$t")"
   fi
-  release_backing
+  # not while another run's node may still use the backing directory (the wait below gave up)
+  [ -z "$ours" ] || release_backing
   exit $rc
 }
+ours=
 trap cleanup EXIT
 
 t=$(now)
 bash "$KT" build --with-node                        # cold only the first time on a machine
 say "kube-testenv build --with-node in $(since "$t")"
+# One kube-testenv node per machine. A run that was killed (a CI job stopped at its time limit) leaves
+# its node's directory and /var/lib/kubelet/kube-testenv.owner behind with no process alive; take
+# that one down. A node whose processes still run belongs to another run: wait for it, then give up.
+stale_node() { # prints the directory of the machine's kube-testenv node, if any; rc 1 when it is alive
+  local o pidf
+  [ -e /var/lib/kubelet/kube-testenv.owner ] || return 0
+  o=$(cat /var/lib/kubelet/kube-testenv.owner)
+  echo "$o"
+  [ -d "$o" ] || return 0
+  for pidf in "$o"/*.pid; do
+    [ -f "$pidf" ] && kill -0 "$(cat "$pidf")" 2>/dev/null && return 1
+  done
+  return 0
+}
+waited=0
+while ! owner=$(stale_node); do
+  [ $waited -lt 900 ] || { echo "e2e: another run's kube-testenv node still runs from $owner after 15 min" >&2; exit 1; }
+  [ $waited -gt 0 ] || say "another run's kube-testenv node runs from $owner: waiting for it (up to 15 min)"
+  sleep 10; waited=$((waited + 10))
+done
+if [ -n "$owner" ]; then
+  say "a killed run left a kube-testenv node in $owner (no process alive): taking it down"
+  if [ -d "$owner" ]; then bash "$KT" down "$owner"; else
+    # its directory is gone too: what kube-testenv's own message asks for, done here
+    awk '$5 == "/var/lib/kubelet" || index($5, "/var/lib/kubelet/") == 1 { print $5 }' /proc/self/mountinfo |
+      sort -r | while read -r mp; do umount -l "$mp" || true; done
+    rm -rf /var/lib/kubelet
+  fi
+fi
+if [ -f "$created_marker" ]; then
+  created=$(cat "$created_marker")
+  say "a killed run left $created behind: releasing and removing it"
+  release_backing
+fi
+ours=1
+created=
+if [ -n "$backing" ] && [ ! -e "$backing" ]; then
+  created=$backing
+  while [ ! -e "$(dirname "$created")" ]; do created=$(dirname "$created"); done
+  echo "$created" >"$created_marker"
+fi
 t=$(now)
-eval "$(bash "$KT" up --with-node)"
+# `eval "$(up)"` would hide up's failure (eval of nothing succeeds): take its output first
+up_env=$(bash "$KT" up --with-node)
+eval "$up_env"
 say "kube-testenv up --with-node in $(since "$t")"
 # kubectl: the machine's, else the one kube-testenv cached beside the apiserver
 if ! command -v kubectl >/dev/null; then
