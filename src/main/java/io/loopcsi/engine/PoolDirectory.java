@@ -54,6 +54,8 @@ public class PoolDirectory {
     static final String VOLUMES = "volumes";
     static final String SNAPSHOTS = "snapshots";
     static final String GROUPS = "groups";
+    /** A source's copy for a transfer, in {@link #transfersDir}: {@code <transfer ID>.source.img}. */
+    static final String TRANSFER_COPY = ".source.img";
     private static final Logger LOG = Logger.getLogger(PoolDirectory.class);
 
     private final PoolLock lock;
@@ -174,6 +176,48 @@ public class PoolDirectory {
 
     public Path snapshotImage(String id) {
         return snapshots.resolve(Ids.requireSnapshotId(id) + IMG);
+    }
+
+    /** Where transfers keep their state on this node (the destination's progress, the source's copies). */
+    public Path transfersDir() {
+        return root.resolve("transfers");
+    }
+
+    /**
+     * The point-in-time copy of a volume that transfer {@code transferId} reads on its source node
+     * ({@link VolumeEngine#transferCopy}). A transfer ID is a volume ID (the destination's), or at
+     * least a plain file name.
+     */
+    public Path transferCopyImage(String transferId) {
+        if (transferId == null || !transferId.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,127}")) {
+            throw EngineException.invalid("transfer ID " + Ids.quote(String.valueOf(transferId)) + " is not a plain name");
+        }
+        return transfersDir().resolve(transferId + TRANSFER_COPY);
+    }
+
+    /** The transfer IDs whose copy ({@link #transferCopyImage}) is on disk, finished or not. */
+    public java.util.Set<String> transferCopies() throws IOException {
+        java.util.Set<String> ids = new java.util.TreeSet<>();
+        if (!Files.isDirectory(transfersDir())) {
+            return ids;
+        }
+        try (var files = Files.newDirectoryStream(transfersDir(), "*" + TRANSFER_COPY + "*")) {
+            for (Path f : files) {
+                String n = f.getFileName().toString();
+                ids.add(n.substring(0, n.indexOf(TRANSFER_COPY)));
+            }
+        }
+        return ids;
+    }
+
+    /** Removes a transfer's copy and what a copy cut short left; false when there was none. */
+    public boolean deleteTransferCopy(String transferId) throws IOException {
+        Path image = transferCopyImage(transferId);
+        boolean any = Files.deleteIfExists(tempOf(image)) | Files.deleteIfExists(image);
+        if (any) {
+            fsyncDir(image.getParent());
+        }
+        return any;
     }
 
     /**

@@ -768,6 +768,64 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
+    // ---- transfers' copies --------------------------------------------------------------------
+
+    /**
+     * The point-in-time copy of a volume that a transfer reads (a cross-node clone, issue 35), made
+     * as a same-node clone makes its copy: quiesced (a mounted filesystem frozen for the copy, an
+     * attached device flushed), reflinked where the host can. A transfer that read the live image
+     * would see a volume in use change under it: its digest would not match, or a quiet moment
+     * would give a copy without what the volume's filesystem still held in memory. The copy stays
+     * until {@link #dropTransferCopy} (its LoopTransfer is gone), so a transfer resumed after
+     * either side's restart reads the same content. Idempotent: the copy made first is the one.
+     *
+     * <p>Not charged to the pool's capacity: it is transient, and the host's free space (which
+     * admission also checks) counts it while it exists.
+     */
+    public Path transferCopy(String volumeId, String transferId) {
+        Path image = pool.transferCopyImage(transferId);
+        if (Files.isRegularFile(image)) {
+            return image;
+        }
+        try (VolumeLocks.Held h = locks.acquireWaiting(volumeId, SAME_NAME_WAIT_MILLIS)) {
+            if (Files.isRegularFile(image)) {
+                return image;
+            }
+            VolumeMeta v = pool.readVolume(volumeId)
+                    .orElseThrow(() -> EngineException.notFound("source volume " + volumeId + " does not exist"));
+            Files.createDirectories(image.getParent());
+            Path tmp = PoolDirectory.tempOf(image);
+            Files.deleteIfExists(tmp);
+            Path source = pool.volumeImage(volumeId);
+            quiesced(source, () -> copyImage(source, tmp, v.capacityBytes(), false));
+            PoolDirectory.rename(tmp, image);
+            LOG.infof("transfer %s reads a copy of volume %s made at %s", transferId, volumeId, java.time.Instant.now());
+            return image;
+        } catch (IOException e) {
+            throw EngineException.internal("cannot copy volume " + volumeId + " for transfer " + transferId + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The transfers with a copy on this node ({@link #transferCopy}). */
+    public java.util.Set<String> transferCopies() {
+        try {
+            return pool.transferCopies();
+        } catch (IOException e) {
+            throw EngineException.internal("cannot list " + pool.transfersDir() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes a transfer's copy (its transfer ended or was given up); nothing when there is none. */
+    public void dropTransferCopy(String transferId) {
+        try {
+            if (pool.deleteTransferCopy(transferId)) {
+                LOG.infof("transfer %s ended: its copy of the source is deleted", transferId);
+            }
+        } catch (IOException e) {
+            throw EngineException.internal("cannot delete the copy of transfer " + transferId + ": " + e.getMessage(), e);
+        }
+    }
+
     // ---- copies -----------------------------------------------------------------------------
 
     private interface IoAction {

@@ -4,6 +4,10 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
@@ -34,17 +38,22 @@ final class TransferEndpoint implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(TransferEndpoint.class);
     /** xfs_io's walk of an image's extents: seconds even for a large, fragmented image. */
     private static final Duration COMMANDS = Duration.ofMinutes(5);
+    /** How often the copies of ended transfers are looked for: a directory listing when there are none. */
+    private static final Duration SWEEP = Duration.ofMinutes(1);
 
     private final TransferServer server;
     private final NodeKeys keys;
     private final String host;
     private final PoolDirectory dir;
+    /** Deletes the copies of ended transfers (TransferSweeper); null without an engine here. */
+    private final ScheduledExecutorService sweeps;
 
-    private TransferEndpoint(TransferServer server, NodeKeys keys, String host, PoolDirectory dir) {
+    private TransferEndpoint(TransferServer server, NodeKeys keys, String host, PoolDirectory dir, ScheduledExecutorService sweeps) {
         this.server = server;
         this.keys = keys;
         this.host = host;
         this.dir = dir;
+        this.sweeps = sweeps;
     }
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
@@ -57,13 +66,28 @@ final class TransferEndpoint implements AutoCloseable {
         int port = Integer.parseInt(address.substring(colon + 1));
         PoolDirectory dir = engine instanceof VolumeEngine v ? v.pool() : new PoolDirectory(dataDir);
         NodeKeys keys = NodeKeys.generate(engine.nodeId());
-        TransferService service = new TransferService(engine.nodeId(), new SourceImages(dir), new LoopTransferGrants(client, pool),
+        VolumeEngine volumes = engine instanceof VolumeEngine v ? v : null;
+        LoopTransferGrants grants = new LoopTransferGrants(client, pool);
+        // a volume is read from a point-in-time copy made for the transfer: it may be in use meanwhile
+        SourceImages sources = volumes == null ? new SourceImages(dir) : new SourceImages(dir, volumes::transferCopy);
+        TransferService service = new TransferService(engine.nodeId(), sources, grants,
                 new TokenReviewIdentity(client, pool, namespace, nodeAccount, nodeAccount), new AllocatedRanges(new CommandRunner(COMMANDS)),
                 Clock.systemUTC(), limits).observe(observer);
         TransferServer server = TransferServer.start(host, port, keys, new PublishedPins(client, pool), service);
         LOG.infof("transfers of pool %s served on %s:%d, certificate SHA-256 %s, at most %d at once, %s", pool, host, server.port(),
                 keys.fingerprint(), limits.concurrent(), limits.cap().limited() ? "capped" : "no bandwidth cap");
-        return new TransferEndpoint(server, keys, host, dir);
+        ScheduledExecutorService sweeps = null;
+        if (volumes != null) {
+            sweeps = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "loopcsi-transfer-sweep");
+                t.setDaemon(true);
+                return t;
+            });
+            TransferSweeper sweeper = new TransferSweeper(grants, List.of(new TransferSweeper.Held(volumes::transferCopies, volumes::dropTransferCopy),
+                    new TransferSweeper.Held(service::planned, service::forget)));
+            sweeps.scheduleWithFixedDelay(sweeper, 0, SWEEP.toSeconds(), TimeUnit.SECONDS);
+        }
+        return new TransferEndpoint(server, keys, host, dir, sweeps);
     }
 
     /** The bounds of what this node serves (loopcsi.node.transfer-bandwidth, -concurrency; a bad value stops the start). */
@@ -96,6 +120,9 @@ final class TransferEndpoint implements AutoCloseable {
 
     @Override
     public void close() {
+        if (sweeps != null) {
+            sweeps.shutdownNow();
+        }
         server.close();
     }
 }

@@ -309,6 +309,42 @@ class NodeVolumesTest extends KernelTestDirs {
         assertEquals(3, loopsOfThisTest().size());
     }
 
+    /**
+     * Issue 35: a cross-node clone reads a copy of its source made at one instant, frozen as a
+     * same-node clone is: what the pod wrote and the filesystem still held in memory is in it, what
+     * it writes after is not, and the copy stays the same until the transfer ends.
+     */
+    @Test
+    void aTransferReadsAPointInTimeCopyOfAMountedXfs() throws Exception {
+        VolumeMeta src = rig.fs("pvc-live", "xfs", 300 * MIB);
+        Path srcTarget = target("pod-live");
+        stageAndPublish(src, staging("pvc-live"), srcTarget, false);
+        Path file = srcTarget.resolve("state.txt");
+        Files.writeString(file, "version 1"); // in the page cache: no sync
+
+        Path copy = rig.engine.transferCopy(src.id(), "vol-transfer-1");
+        Files.writeString(file, "version 2");
+        assertEquals(copy, rig.engine.transferCopy(src.id(), "vol-transfer-1"), "the copy a transfer reads is made once");
+        assertEquals(java.util.Set.of("vol-transfer-1"), rig.engine.transferCopies());
+
+        // clean on disk without log recovery: the freeze wrote the log out and quiesced it
+        Path seen = dir.resolve("seen");
+        Files.createDirectories(seen);
+        Rig.RUNNER.run("mount", "-o", "ro,loop,nouuid,norecovery", copy.toString(), seen.toString());
+        try {
+            assertEquals("version 1", Files.readString(seen.resolve("state.txt")));
+        } finally {
+            Rig.RUNNER.run("umount", seen.toString());
+        }
+        assertEquals("version 2", Files.readString(file), "the source is writable after the freeze");
+
+        rig.engine.dropTransferCopy("vol-transfer-1");
+        assertFalse(Files.exists(copy));
+        assertEquals(java.util.Set.of(), rig.engine.transferCopies());
+        rig.engine.dropTransferCopy("vol-transfer-1"); // nothing left: nothing to do
+        assertThrows(EngineException.class, () -> rig.engine.transferCopy(src.id(), "../volumes/x"));
+    }
+
     @Test
     void ext4VolumesWorkToo() throws Exception {
         VolumeMeta v = rig.fs("pvc-ext4", "ext4", 64 * MIB);

@@ -247,6 +247,11 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         return p;
     }
 
+    /** The transfers whose plan this node holds. */
+    public java.util.Set<String> planned() {
+        return java.util.Set.copyOf(plans.keySet());
+    }
+
     /** Forgets a transfer's plan (its authorisation ended). */
     public void forget(String transferId) {
         plans.remove(transferId);
@@ -259,7 +264,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         }
         String callerNode = identity.nodeOf(caller);
         TransferGrant.check(grants.find(transferId).orElse(null), transferId, source, nodeName, callerNode, clock.instant());
-        return sources.imageOf(source).orElseThrow(() -> Status.NOT_FOUND.withDescription("source " + source + " of transfer "
+        return sources.imageOf(source, transferId).orElseThrow(() -> Status.NOT_FOUND.withDescription("source " + source + " of transfer "
                 + transferId + " is not on node " + nodeName).asRuntimeException());
     }
 
