@@ -118,14 +118,19 @@ final class TransferFetch {
         return engine;
     }
 
-    /** What the engine needs of the source: the LoopTransfer's size and the source node; mode and fsType are checked by the controller. */
+    /**
+     * What the engine needs of the source: the LoopTransfer's size, sector size (0 when the
+     * controller had none: the engine derives it from the content) and the source node; mode and
+     * fsType are checked by the controller.
+     */
     VolumeEngine.RemoteSource source(LoopVolumeSpec spec) {
         LoopTransfer t = client.resources(LoopTransfer.class).withName(HandoffNames.object(pool, spec.getTransferId())).get();
         if (t == null || t.getSpec() == null || t.getSpec().getSizeBytes() == null) {
             throw EngineException.precondition("transfer " + spec.getTransferId() + " from node " + spec.getSourceNode()
                     + " has no LoopTransfer (the controller writes it before the intent; it goes when the volume is answered)");
         }
-        return new VolumeEngine.RemoteSource(spec.getSourceNode(), null, null, t.getSpec().getSizeBytes());
+        Integer sectors = t.getSpec().getLogicalBlockSize();
+        return new VolumeEngine.RemoteSource(spec.getSourceNode(), null, null, t.getSpec().getSizeBytes(), sectors == null ? 0 : sectors);
     }
 
     /** Fetches the source's content into image (made here, sourceBytes long). */

@@ -12,6 +12,7 @@ import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.MutableParameters;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeProvider;
@@ -184,6 +185,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         s.setObservedGeneration(generation);
         s.setCreatedAt(Instant.ofEpochMilli(m.createdAtMillis()).toString());
         s.setMutableParameters(new java.util.TreeMap<>(m.mutableParameters()));
+        s.setLogicalBlockSize(SectorSizes.valid(m.logicalBlockSize()) ? m.logicalBlockSize() : null);
         return s;
     }
 
@@ -210,6 +212,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
             s.setCreatedAt(from.getCreatedAt());
             s.setMutableParameters(from.getMutableParameters());
             s.setTransfer(from.getTransfer());
+            s.setLogicalBlockSize(from.getLogicalBlockSize());
         }
         return s;
     }
