@@ -155,7 +155,8 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         }
         CreateRequest req = new CreateRequest(spec.getName(), required, limit, spec.getMode(), spec.getFsType() == null ? "" : spec.getFsType(),
                 spec.getSourceSnapshotId(), spec.getSourceVolumeId(), spec.getParameters(), wanted);
-        return transfers.engine().createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
+        return transfers.inSlot(spec, () -> transfers.engine().createVolumeFrom(req, transfers.source(spec),
+                (image, bytes) -> transfers.fetch(spec, image, bytes)));
     }
 
     private Optional<io.loopcsi.handoff.TransferProgress> fetchEnd(LoopVolume lv) {
