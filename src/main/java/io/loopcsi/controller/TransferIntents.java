@@ -64,8 +64,8 @@ final class TransferIntents {
     }
 
     /** The window: now (less the skew) to now + the answer timeout + the size at the floor rate, at most 24 h. */
-    static LoopTransferSpec spec(String pool, String transferId, String source, String from, String to, long sizeBytes, Instant now,
-            Duration answerTimeout) {
+    static LoopTransferSpec spec(String pool, String transferId, String source, String from, String to, long sizeBytes,
+            Integer logicalBlockSize, Instant now, Duration answerTimeout) {
         Duration need = answerTimeout.plusSeconds(Math.max(0, sizeBytes) / FLOOR_BYTES_PER_SECOND).plus(SKEW);
         LoopTransferSpec s = new LoopTransferSpec();
         s.setPool(pool);
@@ -75,15 +75,16 @@ final class TransferIntents {
         s.setDestinationNode(to);
         s.setDestinationVolumeId(transferId);
         s.setSizeBytes(sizeBytes);
+        s.setLogicalBlockSize(logicalBlockSize);
         s.setNotBefore(now.minus(SKEW).toString());
         s.setNotAfter(now.plus(need.compareTo(MAX_WINDOW) > 0 ? MAX_WINDOW : need).toString());
         return s;
     }
 
     /** Writes (or renews) the authorisation of the transfer for volume ID; idempotent. */
-    void authorise(String volumeId, String source, String from, String to, long sizeBytes) {
+    void authorise(String volumeId, String source, String from, String to, long sizeBytes, Integer logicalBlockSize) {
         String name = HandoffNames.object(pool, volumeId);
-        LoopTransferSpec wanted = spec(pool, volumeId, source, from, to, sizeBytes, clock.instant(), answerTimeout);
+        LoopTransferSpec wanted = spec(pool, volumeId, source, from, to, sizeBytes, logicalBlockSize, clock.instant(), answerTimeout);
         LoopTransfer t = new LoopTransfer(name, wanted);
         t.getMetadata().setLabels(HandoffNames.labels(pool, from));
         for (int round = 0; round < 3; round++) {

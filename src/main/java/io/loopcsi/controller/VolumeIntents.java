@@ -152,7 +152,8 @@ final class VolumeIntents {
     }
 
     /** The content source as the controller knows it: its node, ID, size, and mode and fsType when known. */
-    record Source(String node, String id, long sizeBytes, VolumeMode mode, String fsType) {
+    /** @param logicalBlockSize the source's sector size as its node published it; null when it did not (a group member, an older node) */
+    record Source(String node, String id, long sizeBytes, VolumeMode mode, String fsType, Integer logicalBlockSize) {
     }
 
     private static boolean crossNode(Source source, String node) {
@@ -208,7 +209,7 @@ final class VolumeIntents {
     /** Writes the LoopTransfer before the intent that needs it (a same-node volume needs none). */
     private void authorise(String volumeId, Source source, String node) {
         if (crossNode(source, node)) {
-            transfers.authorise(volumeId, source.id(), source.node(), node, source.sizeBytes());
+            transfers.authorise(volumeId, source.id(), source.node(), node, source.sizeBytes(), source.logicalBlockSize());
         }
     }
 
@@ -244,11 +245,12 @@ final class VolumeIntents {
                         .orElseThrow(() -> EngineException.notFound("source snapshot " + sid + " does not exist"));
                 LoopVolume of = informers.cachedVolume(m.member().getSourceVolumeId());
                 return new Source(m.group().getSpec().getNode(), sid, m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
-                        of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType());
+                        of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType(), null);
             }
             LoopVolume of = informers.cachedVolume(s.getSpec().getSourceVolumeId());
             return new Source(s.getSpec().getNode(), sid, s.getStatus().getSizeBytes() == null ? 0 : s.getStatus().getSizeBytes(),
-                    of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType());
+                    of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType(),
+                    s.getStatus().getLogicalBlockSize());
         }
         if (req.sourceVolumeId() != null) {
             LoopVolume v = Ids.isVolumeId(req.sourceVolumeId()) ? informers.get(LoopVolume.class, HandoffNames.object(pool, req.sourceVolumeId())) : null;
@@ -256,7 +258,7 @@ final class VolumeIntents {
                 throw EngineException.notFound("source volume " + req.sourceVolumeId() + " does not exist");
             }
             return new Source(v.getSpec().getNode(), req.sourceVolumeId(), v.getStatus().getCapacityBytes(), v.getSpec().getMode(),
-                    v.getSpec().getFsType());
+                    v.getSpec().getFsType(), v.getStatus().getLogicalBlockSize());
         }
         return null;
     }

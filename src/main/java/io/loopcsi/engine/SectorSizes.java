@@ -139,14 +139,22 @@ public final class SectorSizes {
         if (attached.isPresent()) {
             return loops.logicalBlockSize(attached.get());
         }
+        return forContents(v.mode(), image);
+    }
+
+    /**
+     * The sector size an unattached image's contents allow (the rule of {@link #forRecordedBefore}
+     * without a device): also a cross-node restore's when its source's size was not published.
+     */
+    public int forContents(VolumeMode mode, Path image) {
         int limit;
         try {
             limit = limitOf(readHead(image));
         } catch (IOException e) {
-            throw EngineException.internal("cannot read the image of " + v.id() + ": " + e.getMessage(), e);
+            throw EngineException.internal("cannot read the image " + image + ": " + e.getMessage(), e);
         }
         if (limit == 0) {
-            return v.mode() == VolumeMode.BLOCK ? SMALL : forNewVolume(); // a blank filesystem volume: mkfs follows the device
+            return mode == VolumeMode.BLOCK ? SMALL : forNewVolume(); // a blank filesystem volume: mkfs follows the device
         }
         int choice = forNewVolume();
         return choice <= limit ? choice : SMALL;

@@ -173,8 +173,19 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
-    /** What a cross-node restore or clone knows of its source, which is not on this node. */
-    public record RemoteSource(String node, VolumeMode mode, String fsType, long sizeBytes) {
+    /**
+     * What a cross-node restore or clone knows of its source, which is not on this node.
+     *
+     * @param logicalBlockSize the source's sector size (512 or 4096), which the new volume keeps as a
+     *        same-node restore does; 0 when unknown (a source published before sizes were): then
+     *        the one its content allows ({@link SectorSizes#forContents})
+     */
+    public record RemoteSource(String node, VolumeMode mode, String fsType, long sizeBytes, int logicalBlockSize) {
+        public RemoteSource {
+            if (logicalBlockSize != 0 && !SectorSizes.valid(logicalBlockSize)) {
+                throw EngineException.invalid("the source's sector size " + logicalBlockSize + " is neither 512 nor 4096");
+            }
+        }
     }
 
     /** Fills a new image with the source's content (a transfer from the source's node); the image is made by it, of the source's size. */
@@ -217,9 +228,11 @@ public class VolumeEngine implements VolumeProvider {
                 if (req.mutable().thick()) {
                     allocate(tmp, size, id);
                 }
+                // the content's filesystem or partition table was made for the source's sector size
+                int sectorSize = src.logicalBlockSize() != 0 ? src.logicalBlockSize() : sectors.forContents(req.mode(), tmp);
                 PoolDirectory.rename(tmp, image);
                 VolumeMeta meta = new VolumeMeta(id, req.name(), size, req.mode(), fsType, req.sourceSnapshotId(), req.sourceVolumeId(),
-                        req.parameters(), System.currentTimeMillis(), req.mutable().given(), sectors.forNewVolume());
+                        req.parameters(), System.currentTimeMillis(), req.mutable().given(), sectorSize);
                 pool.writeVolume(meta);
                 LOG.infof("created volume %s (%s, %s%s) for %s from %s on node %s", id, Sizes.format(size), req.mode(),
                         fsType.isEmpty() ? "" : " " + fsType, req.name(), what, src.node());

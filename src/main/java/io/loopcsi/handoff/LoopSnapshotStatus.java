@@ -1,5 +1,7 @@
 package io.loopcsi.handoff;
 
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /** The node's answer to a LoopSnapshot. */
@@ -11,6 +13,8 @@ public class LoopSnapshotStatus extends HandoffStatus {
     private String size;
     /** RFC 3339 time the snapshot was cut. */
     private String creationTime;
+    @JsonPropertyDescription("The sector size of the snapshot's source volume (512 or 4096): a restore, on any node, gets the same.")
+    private Integer logicalBlockSize;
 
     public Boolean getReadyToUse() {
         return readyToUse;
@@ -42,5 +46,12 @@ public class LoopSnapshotStatus extends HandoffStatus {
 
     public void setCreationTime(String creationTime) {
         this.creationTime = creationTime;
+    }
+    public Integer getLogicalBlockSize() {
+        return logicalBlockSize;
+    }
+
+    public void setLogicalBlockSize(Integer logicalBlockSize) {
+        this.logicalBlockSize = logicalBlockSize;
     }
 }

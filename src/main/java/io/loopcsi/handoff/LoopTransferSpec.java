@@ -29,6 +29,8 @@ public class LoopTransferSpec {
     @Min(0)
     @JsonPropertyDescription("The source's size in bytes; the destination volume's must be the same.")
     private Long sizeBytes;
+    @JsonPropertyDescription("The source's sector size (512 or 4096): the destination volume's loop device gets the same (its filesystem or partition table was made for it). Absent: the destination derives it from the content.")
+    private Integer logicalBlockSize;
     @Required
     @JsonPropertyDescription("The start of the window in which the source serves the transfer (RFC 3339).")
     private String notBefore;
@@ -109,5 +111,12 @@ public class LoopTransferSpec {
 
     public void setNotAfter(String notAfter) {
         this.notAfter = notAfter;
+    }
+    public Integer getLogicalBlockSize() {
+        return logicalBlockSize;
+    }
+
+    public void setLogicalBlockSize(Integer logicalBlockSize) {
+        this.logicalBlockSize = logicalBlockSize;
     }
 }

@@ -22,6 +22,8 @@ public class LoopVolumeStatus extends HandoffStatus {
     private Map<String, String> mutableParameters = new LinkedHashMap<>();
     @JsonPropertyDescription("A restore or clone from another node: the fetch's progress, then its end.")
     private TransferProgress transfer;
+    @JsonPropertyDescription("The sector size of the volume's loop device (512 or 4096), kept for its life; a restore or clone on another node gets the same.")
+    private Integer logicalBlockSize;
 
     public TransferProgress getTransfer() {
         return transfer;
@@ -89,5 +91,12 @@ public class LoopVolumeStatus extends HandoffStatus {
     @JsonPropertyDescription("The spec generation this status answers.")
     public Long getObservedGeneration() {
         return super.getObservedGeneration();
+    }
+    public Integer getLogicalBlockSize() {
+        return logicalBlockSize;
+    }
+
+    public void setLogicalBlockSize(Integer logicalBlockSize) {
+        this.logicalBlockSize = logicalBlockSize;
     }
 }

@@ -14,11 +14,13 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class TransferProgress {
 
+    /** Waiting for one of the destination's fetch slots (its most fetches at once run); reason says where in the queue. */
+    public static final String QUEUED = "Queued";
     public static final String TRANSFERRING = "Transferring";
     public static final String DONE = "Done";
     public static final String FAILED = "Failed";
 
-    @JsonPropertyDescription("Transferring, Done or Failed.")
+    @JsonPropertyDescription("Queued (the destination runs its most fetches at once), Transferring, Done or Failed.")
     private String phase;
     @JsonPropertyDescription("The node the content comes from.")
     private String sourceNode;
@@ -32,7 +34,7 @@ public class TransferProgress {
     private String startedAt;
     @JsonPropertyDescription("When this was written (RFC 3339).")
     private String updatedAt;
-    @JsonPropertyDescription("Why the fetch failed (phase Failed).")
+    @JsonPropertyDescription("Why the fetch failed (phase Failed), or what it waits for (phase Queued).")
     private String reason;
 
     public String getPhase() {

@@ -103,7 +103,7 @@ public class NodeRole {
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);
             fetch = t.fetcher(client, pool, engines.get(), TransferFetch.path(nodeConfig.transferTokenFile()).orElse(null),
-                    transferMetrics.get());
+                    transferMetrics.get(), nodeConfig.transferConcurrency());
         }
         VolumeHandler vh = new VolumeHandler(client, pool, engine, name -> volumes.getStore().getByKey(name), publisher::changed,
                 nodeConfig.retry(), fetch);

@@ -7,6 +7,7 @@ import java.util.function.Function;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.SnapshotMeta;
 import io.loopcsi.engine.VolumeProvider;
@@ -48,6 +49,7 @@ final class SnapshotHandler extends HandoffHandler<LoopSnapshot, LoopSnapshotSta
         s.setSizeBytes(m.sizeBytes());
         s.setSize(Sizes.format(m.sizeBytes()));
         s.setCreationTime(Instant.ofEpochMilli(m.createdAtMillis()).toString());
+        s.setLogicalBlockSize(SectorSizes.valid(m.logicalBlockSize()) ? m.logicalBlockSize() : null);
         return s;
     }
 
@@ -69,6 +71,7 @@ final class SnapshotHandler extends HandoffHandler<LoopSnapshot, LoopSnapshotSta
             s.setSize(old.getSize());
             s.setCreationTime(old.getCreationTime());
             s.setReadyToUse(old.getReadyToUse());
+            s.setLogicalBlockSize(old.getLogicalBlockSize());
         }
         s.setPhase(phase);
         s.setCode(code);

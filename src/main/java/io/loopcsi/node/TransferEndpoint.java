@@ -109,9 +109,13 @@ final class TransferEndpoint implements AutoCloseable {
         return host + ":" + server.port();
     }
 
-    /** The client side, with this node's keys: fetches into the pool directory's images, progress in its transfers/. */
-    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile, TransferObserver observer) {
-        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root(), observer);
+    /**
+     * The client side, with this node's keys: fetches into the pool directory's images, progress in
+     * its transfers/; at most concurrent at once (the same limit as served: transfer-concurrency).
+     */
+    TransferFetch fetcher(KubernetesClient client, String pool, VolumeEngine engine, Path tokenFile, TransferObserver observer, int concurrent) {
+        return new TransferFetch(client, pool, engine, keys, tokenFile, new AllocatedRanges(new CommandRunner(COMMANDS)), dir.root(), observer,
+                concurrent);
     }
 
     int port() {

@@ -22,6 +22,7 @@ import io.loopcsi.engine.Ids;
 import io.loopcsi.handoff.LoopVolume;
 import io.loopcsi.handoff.TransferProgress;
 import io.loopcsi.transfer.FetchProgress;
+import io.loopcsi.transfer.FetchSlots;
 import io.loopcsi.transfer.TransferObserver;
 import io.loopcsi.transfer.TransferPlan;
 import io.grpc.Status;
@@ -48,6 +49,12 @@ import io.loopcsi.transfer.tls.NodeKeys;
  * for up to {@link #BUSY_WAIT}; every
  * failure is an {@link EngineException} naming the source node and the reason, after which the
  * engine deletes the image and the progress here is forgotten (the controller's retry starts over).
+ *
+ * <p>This node runs at most as many fetches at once as it serves ({@link FetchSlots}, the node's
+ * transfer-concurrency): a restore past them waits in a bounded queue, first come first served,
+ * shown as status.transfer phase Queued with its place; it holds no work thread meanwhile (the
+ * handler is asked again each second, {@link #inSlot}). Past {@link #MAX_QUEUED} waiting, the
+ * volume fails with RESOURCE_EXHAUSTED (the controller's retry asks again).
  */
 final class TransferFetch {
 
@@ -63,6 +70,10 @@ final class TransferFetch {
     /** status.transfer is written at most this often, or every {@link #WRITE_STEP} of the data (API server load). */
     static final Duration WRITE_EVERY = Duration.ofSeconds(2);
     static final double WRITE_STEP = 0.05;
+    /** Fetches that may wait for a slot on one node: past them, the work is refused rather than held (a bounded queue). */
+    static final int MAX_QUEUED = 64;
+    /** A waiting fetch not asked for again for this long (its volume deleted) leaves the queue. */
+    static final Duration FORGET_WAITING = Duration.ofSeconds(30);
 
     /** Pauses of 1 s doubling up to 30 s, and the sum of those taken. */
     static final class Backoff {
@@ -100,9 +111,13 @@ final class TransferFetch {
     private final TransferObserver observer;
     /** The end of each fetch, by transfer ID, until the volume's answer takes it (VolumeHandler). */
     private final Map<String, TransferProgress> ends = new ConcurrentHashMap<>();
+    private final FetchSlots slots;
+    /** What status.transfer last said of each queued fetch: written again only when its place changes. */
+    private final Map<String, String> queuedSaid = new ConcurrentHashMap<>();
 
     TransferFetch(KubernetesClient client, String pool, VolumeEngine engine, NodeKeys keys, Path tokenFile, AllocatedRanges ranges,
-            Path dataDir, TransferObserver observer) {
+            Path dataDir, TransferObserver observer, int concurrent) {
+        this.slots = new FetchSlots(concurrent, MAX_QUEUED, FORGET_WAITING.toNanos(), System::nanoTime);
         this.observer = observer;
         this.engine = engine;
         this.client = client;
@@ -118,14 +133,52 @@ final class TransferFetch {
         return engine;
     }
 
-    /** What the engine needs of the source: the LoopTransfer's size and the source node; mode and fsType are checked by the controller. */
+    /**
+     * What the engine needs of the source: the LoopTransfer's size, sector size (0 when the
+     * controller had none: the engine derives it from the content) and the source node; mode and
+     * fsType are checked by the controller.
+     */
     VolumeEngine.RemoteSource source(LoopVolumeSpec spec) {
         LoopTransfer t = client.resources(LoopTransfer.class).withName(HandoffNames.object(pool, spec.getTransferId())).get();
         if (t == null || t.getSpec() == null || t.getSpec().getSizeBytes() == null) {
             throw EngineException.precondition("transfer " + spec.getTransferId() + " from node " + spec.getSourceNode()
                     + " has no LoopTransfer (the controller writes it before the intent; it goes when the volume is answered)");
         }
-        return new VolumeEngine.RemoteSource(spec.getSourceNode(), null, null, t.getSpec().getSizeBytes());
+        Integer sectors = t.getSpec().getLogicalBlockSize();
+        return new VolumeEngine.RemoteSource(spec.getSourceNode(), null, null, t.getSpec().getSizeBytes(), sectors == null ? 0 : sectors);
+    }
+
+    /**
+     * Runs work (the making of the volume around its fetch) in one of this node's fetch slots; when
+     * none is free, writes the queue place into status.transfer (phase Queued) and throws ABORTED,
+     * after which the handler asks again in a second without writing a failure. FULL past
+     * {@link #MAX_QUEUED} waiting: RESOURCE_EXHAUSTED.
+     */
+    <T> T inSlot(LoopVolumeSpec spec, java.util.function.Supplier<T> work) {
+        String id = spec.getTransferId();
+        FetchSlots.Ticket t = slots.admit(id);
+        if (t.admission() != FetchSlots.Admission.RUN) {
+            String volume = HandoffNames.object(pool, Ids.volumeIdFor(spec.getName()));
+            if (t.admission() == FetchSlots.Admission.FULL) {
+                throw EngineException.exhausted("transfer " + id + " from node " + spec.getSourceNode() + " cannot start: " + t.describe());
+            }
+            if (!t.describe().equals(queuedSaid.put(id, t.describe()))) {
+                LOG.infof("transfer %s from node %s: %s", id, spec.getSourceNode(), t.describe());
+                TransferProgress p = new TransferProgress();
+                p.setPhase(TransferProgress.QUEUED);
+                p.setSourceNode(spec.getSourceNode());
+                p.setReason(t.describe());
+                p.setUpdatedAt(Clock.systemUTC().instant().toString());
+                writeProgress(volume, p);
+            }
+            throw new EngineException(EngineException.Kind.ABORTED, "transfer " + id + " waits for a fetch slot: " + t.describe());
+        }
+        queuedSaid.remove(id);
+        try {
+            return work.get();
+        } finally {
+            slots.release(id);
+        }
     }
 
     /** Fetches the source's content into image (made here, sourceBytes long). */

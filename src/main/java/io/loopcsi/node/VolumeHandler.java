@@ -12,6 +12,7 @@ import io.loopcsi.engine.CreateRequest;
 import io.loopcsi.engine.EngineException;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.MutableParameters;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMeta;
 import io.loopcsi.engine.VolumeProvider;
@@ -154,7 +155,8 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         }
         CreateRequest req = new CreateRequest(spec.getName(), required, limit, spec.getMode(), spec.getFsType() == null ? "" : spec.getFsType(),
                 spec.getSourceSnapshotId(), spec.getSourceVolumeId(), spec.getParameters(), wanted);
-        return transfers.engine().createVolumeFrom(req, transfers.source(spec), (image, bytes) -> transfers.fetch(spec, image, bytes));
+        return transfers.inSlot(spec, () -> transfers.engine().createVolumeFrom(req, transfers.source(spec),
+                (image, bytes) -> transfers.fetch(spec, image, bytes)));
     }
 
     private Optional<io.loopcsi.handoff.TransferProgress> fetchEnd(LoopVolume lv) {
@@ -184,6 +186,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
         s.setObservedGeneration(generation);
         s.setCreatedAt(Instant.ofEpochMilli(m.createdAtMillis()).toString());
         s.setMutableParameters(new java.util.TreeMap<>(m.mutableParameters()));
+        s.setLogicalBlockSize(SectorSizes.valid(m.logicalBlockSize()) ? m.logicalBlockSize() : null);
         return s;
     }
 
@@ -210,6 +213,7 @@ final class VolumeHandler extends HandoffHandler<LoopVolume, LoopVolumeStatus, V
             s.setCreatedAt(from.getCreatedAt());
             s.setMutableParameters(from.getMutableParameters());
             s.setTransfer(from.getTransfer());
+            s.setLogicalBlockSize(from.getLogicalBlockSize());
         }
         return s;
     }

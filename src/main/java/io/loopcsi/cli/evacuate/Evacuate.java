@@ -8,8 +8,11 @@ import java.util.List;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
+import io.loopcsi.operator.api.StoragePool;
 
 /**
  * {@code loopcsi evacuate --node X [--pool P] [--apply] [--keep-source] [--evict] [--copy-timeout D]}:
@@ -121,7 +124,28 @@ public final class Evacuate {
     static ClusterState read(KubernetesClient client) {
         return new ClusterState(client.resources(LoopVolume.class).list().getItems(), client.resources(LoopPoolNode.class).list().getItems(),
                 client.persistentVolumes().list().getItems(), client.persistentVolumeClaims().inAnyNamespace().list().getItems(),
-                client.pods().inAnyNamespace().list().getItems(), Instant.now());
+                client.pods().inAnyNamespace().list().getItems(), client.storage().v1().storageClasses().list().getItems(),
+                client.nodes().list().getItems(), optional(() -> client.resources(StoragePool.class).list().getItems()),
+                optional(() -> client.resources(LoopSnapshot.class).list().getItems()),
+                optional(() -> client.resources(LoopGroupSnapshot.class).list().getItems()),
+                optional(() -> client.genericKubernetesResources("snapshot.storage.k8s.io/v1", "VolumeSnapshotContent").list().getItems()),
+                Instant.now());
+    }
+
+    /**
+     * A list the plan can do without: none where its API is not served (404: no StoragePool CRD
+     * where the pools were installed without the operator, no snapshot API) or not readable with
+     * the caller's role (403); the plan then checks no pool nodeSelector, or names no snapshot.
+     */
+    static <T> List<T> optional(java.util.function.Supplier<List<T>> list) {
+        try {
+            return list.get();
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404 || e.getCode() == 403) {
+                return List.of();
+            }
+            throw e;
+        }
     }
 
     /** Runs the command; the exit status. */
@@ -165,6 +189,7 @@ public final class Evacuate {
             results = e.run(plan);
         }
         out.print(summary(o.node(), results));
+        out.print(plan.snapshotsLeft());
         out.flush();
         return results.stream().allMatch(r -> r.outcome() == Evacuation.Outcome.MOVED || r.outcome() == Evacuation.Outcome.MOVED_KEPT) ? 0 : 1;
     }

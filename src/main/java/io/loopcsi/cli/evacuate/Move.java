@@ -17,12 +17,25 @@ import java.util.List;
  * @param usedBy pods (namespace/name) that use the claim now: they must stop before it moves
  * @param resume the step a run that stopped had reached (null for a new move; {@link MoveRecord})
  * @param reason why it cannot move (null when it can)
+ * @param snapshotsLeft the volume's snapshots, which stay on the node evacuated (an evacuation moves
+ *        volumes, not snapshots): each as "VolumeSnapshot ns/name (snap-...)", or the ID alone
+ *        when no VolumeSnapshotContent names it
  */
 public record Move(String pool, String volumeId, String oldPv, String claim, long bytes, String kind, String target, String newPv,
-        List<String> usedBy, String resume, String reason) {
+        List<String> usedBy, String resume, String reason, List<String> snapshotsLeft) {
 
     public Move {
         usedBy = List.copyOf(usedBy);
+        snapshotsLeft = List.copyOf(snapshotsLeft);
+    }
+
+    Move(String pool, String volumeId, String oldPv, String claim, long bytes, String kind, String target, String newPv, List<String> usedBy,
+            String resume, String reason) {
+        this(pool, volumeId, oldPv, claim, bytes, kind, target, newPv, usedBy, resume, reason, List.of());
+    }
+
+    Move withSnapshotsLeft(List<String> snapshots) {
+        return new Move(pool, volumeId, oldPv, claim, bytes, kind, target, newPv, usedBy, resume, reason, snapshots);
     }
 
     static Move cannot(String pool, String volumeId, String oldPv, String claim, long bytes, String kind, String reason) {

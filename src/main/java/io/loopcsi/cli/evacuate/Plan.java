@@ -33,6 +33,27 @@ public record Plan(String node, List<Move> moves) {
         long blocked = moves.stream().filter(m -> m.movable() && !m.usedBy().isEmpty()).count();
         sb.append(String.format("%d volume(s) on node %s: %d to move%s, %d cannot move%n", moves.size(), node, movable().size(),
                 blocked > 0 ? " (" + blocked + " once their pods stop)" : "", moves.size() - movable().size()));
+        sb.append(snapshotsLeft());
+        return sb.toString();
+    }
+
+    /**
+     * The snapshots that stay on the node, per volume, and how to take one along; empty when there
+     * are none. Printed with the plan and again after the summary: retiring the node loses them.
+     */
+    public String snapshotsLeft() {
+        List<Move> with = moves.stream().filter(m -> !m.snapshotsLeft().isEmpty()).toList();
+        if (with.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(String.format("snapshots that stay on node %s (an evacuation moves volumes, not snapshots):%n",
+                node));
+        for (Move m : with) {
+            sb.append("  ").append(m.claim() == null ? "-" : m.claim()).append(" (").append(m.volumeId()).append("): ")
+                    .append(String.join(", ", m.snapshotsLeft())).append('\n');
+        }
+        sb.append("  they restore on any node while node ").append(node).append(" serves; to keep one after it is retired, restore it to a "
+                + "claim (made on another node), then snapshot that claim (docs/operations.md)\n");
         return sb.toString();
     }
 }

@@ -11,14 +11,19 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.loopcsi.engine.MutableParameters;
 import io.loopcsi.engine.Sizes;
 import io.loopcsi.engine.VolumeMode;
 import io.loopcsi.handoff.HandoffNames;
+import io.loopcsi.handoff.LoopGroupSnapshot;
+import io.loopcsi.handoff.LoopGroupSnapshotStatus;
 import io.loopcsi.handoff.LoopPoolNode;
+import io.loopcsi.handoff.LoopSnapshot;
 import io.loopcsi.handoff.LoopVolume;
 
 /**
@@ -26,9 +31,10 @@ import io.loopcsi.handoff.LoopVolume;
  * the node, the claim bound to it, the pods using that claim, and the node it goes to; or why it
  * cannot move. A move that a run started (its old PV carries a {@link MoveRecord}) keeps the target
  * it recorded, whatever the capacities say now. A new target is a node of the same pool that serves
- * (fresh heartbeat), publishes a transfer endpoint and has room for the volume's size and
- * provisioning, counting what this plan already sends there; the node with most room first (as the
- * controller's NodeChooser ranks nodes).
+ * (fresh heartbeat), publishes a transfer endpoint, meets the claim's StorageClass
+ * allowedTopologies, the pool's nodeSelector and is not cordoned ({@link TargetRules}), and has room
+ * for the volume's size and provisioning, counting what this plan already sends there; the node
+ * with most room first (as the controller's NodeChooser ranks nodes).
  */
 public final class PlanBuilder {
 
@@ -53,10 +59,61 @@ public final class PlanBuilder {
                 .filter(v -> v.getSpec() != null && node.equals(v.getSpec().getNode()) && (pool == null || pool.equals(v.getSpec().getPool())))
                 .sorted(Comparator.comparing((LoopVolume v) -> v.getSpec().getPool()).thenComparing(v -> v.getMetadata().getName())).toList();
         List<Move> moves = new ArrayList<>();
+        Map<String, List<String>> left = snapshotsLeft(s, node);
         for (LoopVolume v : onNode) {
-            moves.add(item(s, node, v, pvByHandle, claims, planned));
+            Move m = item(s, node, v, pvByHandle, claims, planned);
+            moves.add(m.withSnapshotsLeft(left.getOrDefault(m.pool() + "/" + m.volumeId(), List.of())));
         }
         return new Plan(node, moves);
+    }
+
+    /**
+     * The snapshots on the node, by pool/source volume ID: LoopSnapshots and the members of
+     * LoopGroupSnapshots made there (a snapshot lives where its source was cut, and an evacuation
+     * moves none), each named by the VolumeSnapshot its VolumeSnapshotContent binds, when one does.
+     */
+    static Map<String, List<String>> snapshotsLeft(ClusterState s, String node) {
+        Map<String, String> byHandle = new HashMap<>(); // driver/snapshotHandle -> VolumeSnapshot ns/name
+        for (GenericKubernetesResource c : s.snapshotContents()) {
+            Map<String, Object> spec = map(c.getAdditionalProperties().get("spec"));
+            Map<String, Object> status = map(c.getAdditionalProperties().get("status"));
+            Map<String, Object> ref = map(spec.get("volumeSnapshotRef"));
+            Map<String, Object> source = map(spec.get("source"));
+            Object handle = status.get("snapshotHandle") != null ? status.get("snapshotHandle") : source.get("snapshotHandle");
+            if (handle != null && spec.get("driver") != null && ref.get("name") != null) {
+                byHandle.put(spec.get("driver") + "/" + handle, ref.get("namespace") + "/" + ref.get("name"));
+            }
+        }
+        Map<String, List<String>> out = new HashMap<>();
+        for (LoopSnapshot ls : s.snapshots()) {
+            if (ls.getSpec() != null && node.equals(ls.getSpec().getNode()) && ls.getMetadata().getDeletionTimestamp() == null) {
+                String id = HandoffNames.idOf(ls.getSpec().getPool(), ls.getMetadata().getName());
+                out.computeIfAbsent(ls.getSpec().getPool() + "/" + ls.getSpec().getSourceVolumeId(), k -> new ArrayList<>())
+                        .add(named(byHandle.get(ls.getSpec().getDriver() + "/" + id), id));
+            }
+        }
+        for (LoopGroupSnapshot g : s.groupSnapshots()) {
+            if (g.getSpec() == null || !node.equals(g.getSpec().getNode()) || g.getStatus() == null || g.getStatus().getMembers() == null
+                    || g.getMetadata().getDeletionTimestamp() != null) {
+                continue;
+            }
+            for (LoopGroupSnapshotStatus.Member m : g.getStatus().getMembers()) {
+                out.computeIfAbsent(g.getSpec().getPool() + "/" + m.getSourceVolumeId(), k -> new ArrayList<>())
+                        .add(named(byHandle.get(g.getSpec().getDriver() + "/" + m.getSnapshotId()), m.getSnapshotId()) + " of group "
+                                + HandoffNames.idOf(g.getSpec().getPool(), g.getMetadata().getName()));
+            }
+        }
+        out.values().forEach(l -> l.sort(null));
+        return out;
+    }
+
+    private static String named(String volumeSnapshot, String id) {
+        return volumeSnapshot == null ? id + " (no VolumeSnapshot names it)" : "VolumeSnapshot " + volumeSnapshot + " (" + id + ")";
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> map(Object o) {
+        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
     }
 
     private static Move item(ClusterState s, String node, LoopVolume v, Map<String, PersistentVolume> pvByHandle,
@@ -112,7 +169,12 @@ public final class PlanBuilder {
         boolean thick = MutableParameters.parse("mutableParameters", v.getSpec().getMutableParameters() == null ? Map.of()
                 : v.getSpec().getMutableParameters()).thick();
         List<String> why = new ArrayList<>();
-        String target = target(s, pool, node, bytes, thick, planned, why);
+        String scName = claim.getSpec().getStorageClassName() != null ? claim.getSpec().getStorageClassName() : pv.getSpec().getStorageClassName();
+        StorageClass sc = scName == null ? null : s.storageClasses().stream().filter(c -> scName.equals(c.getMetadata().getName())).findFirst()
+                .orElse(null);
+        Map<String, String> selector = s.pools().stream().filter(p -> pool.equals(p.getMetadata().getName()) && p.getSpec() != null)
+                .map(p -> p.getSpec().getNodeSelector()).findFirst().orElse(Map.of());
+        String target = target(s, pool, node, bytes, thick, planned, why, sc, selector);
         if (target == null) {
             return Move.cannot(pool, id, pvName, claimKey, bytes, kind, why.isEmpty() ? "no other node serves pool " + pool
                     : "no other node of pool " + pool + " can take it: " + String.join("; ", why));
@@ -131,7 +193,7 @@ public final class PlanBuilder {
 
     /** The node a new move goes to, or null with the reasons each candidate gave. */
     private static String target(ClusterState s, String pool, String node, long bytes, boolean thick, Map<String, Long> planned,
-            List<String> why) {
+            List<String> why, StorageClass sc, Map<String, String> poolSelector) {
         List<LoopPoolNode> candidates = s.poolNodes().stream()
                 .filter(n -> n.getSpec() != null && pool.equals(n.getSpec().getPool()) && !node.equals(n.getSpec().getNode()))
                 .sorted(Comparator.comparingLong((LoopPoolNode n) -> -room(n, thick, planned)).thenComparing(n -> n.getSpec().getNode()))
@@ -143,7 +205,11 @@ public final class PlanBuilder {
         }
         for (LoopPoolNode n : candidates) {
             String name = n.getSpec().getNode();
-            if (!serves(n, s.now())) {
+            String inadmissible = TargetRules.whyNot(name, s.nodes().stream().filter(k -> name.equals(k.getMetadata().getName())).findFirst()
+                    .orElse(null), sc, poolSelector);
+            if (inadmissible != null) {
+                why.add(name + ": " + inadmissible);
+            } else if (!serves(n, s.now())) {
                 why.add(name + ": not serving (last heartbeat " + (n.getStatus() == null ? "never" : n.getStatus().getHeartbeatTime()) + ")");
             } else if (n.getStatus().getTransferAddress() == null || n.getStatus().getTransferCertificateSha256() == null) {
                 why.add(name + ": publishes no transfer endpoint");
