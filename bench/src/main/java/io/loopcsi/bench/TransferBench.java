@@ -35,8 +35,8 @@ import io.loopcsi.transfer.tls.NodeKeys;
  * written in scattered extents (64 KiB to 4 MiB of random data, each followed by a hole of its size),
  * lies in pool x on a loop-mounted xfs in BENCH_TMP. The transfer is the production code in this
  * process: node x's TransferServer and TransferService, node y's TransferClient fetching into pool y
- * on the same xfs, over TLS with pinned keys, with the plan's digest, every chunk's hash and the
- * digest of the written image checked (all inside the time). The grant and the caller's identity
+ * on the same xfs, over TLS with pinned keys, with the plan's digest, every chunk's hash checked at the
+ * destination and the digest composed there compared with the plan's (all inside the time). The grant and the caller's identity
  * are the in-process wiring of TransferServiceTest (a map of grants, the client's certificate
  * fingerprint naming node y): the Kubernetes objects behind them are not on this path.
  *
