@@ -18,8 +18,22 @@ import io.loopcsi.engine.PoolDirectory;
  * <p>Refused, with nothing written: a chunk outside the image; a chunk whose segments are not
  * exactly the plan's data ranges inside it (a peer sending more or other ranges than planned);
  * a chunk whose data does not hash to the hash sent with it. At {@link #finish}, a content digest
- * of the written image that differs from the plan's is an error, never a silent volume: the
- * progress is forgotten (the next attempt starts over) and the caller deletes the image.
+ * that differs from the plan's is an error, never a silent volume: the progress is forgotten (the
+ * next attempt starts over) and the caller deletes the image.
+ *
+ * <p>The digest is composed here ({@link ContentDigest}) of the hash of every chunk in order, each
+ * hashed once: a chunk of this attempt from the very bytes that are then written (and that matched
+ * the hash sent with it), a chunk written before a restart from the image itself, read back by
+ * {@link #verifyWritten} before this attempt's first chunk. So everything in the image is
+ * verified against the source's digest, and what this attempt writes is hashed once, not twice.
+ *
+ * <p>Why the image is not read back once more at the end (it was, until issue 35's measurements: a
+ * fourth SHA-256 pass, about a quarter of a transfer's CPU): the bytes hashed are the bytes handed
+ * to {@code pwrite} at the plan's offsets, into an image this receiver made anew (sparse, private)
+ * and nobody else writes while the transfer runs, and every checkpoint syncs the data before it
+ * records a chunk done. A read-back right after the writes comes from the page cache, so it would
+ * not see the disk either; what it guarded against alone is a bug in the write loop below (a
+ * short or misplaced write), which the tests pin by comparing the images byte for byte.
  */
 public final class ImageReceiver implements AutoCloseable {
 
@@ -29,12 +43,16 @@ public final class ImageReceiver implements AutoCloseable {
     private final Path image;
     private final TransferState state;
     private final FileChannel channel;
+    /** The digest of the chunks verified so far, in order: [0, written.next). */
+    private final ContentDigest written;
+    private long verified;
     private long unsynced;
 
     private ImageReceiver(Path image, TransferState state, FileChannel channel) {
         this.image = image;
         this.state = state;
         this.channel = channel;
+        this.written = new ContentDigest(state.plan().size(), state.plan().chunkSize());
     }
 
     /**
@@ -73,7 +91,31 @@ public final class ImageReceiver implements AutoCloseable {
         return state.nextChunk();
     }
 
-    /** Checks and writes one chunk; a chunk already written is checked and skipped. */
+    /**
+     * Hashes the chunks a resumed transfer wrote before this attempt (those recorded done, read
+     * back from the image with its own data ranges {@code own}), into the digest that
+     * {@link #finish} compares: a transfer resumed after a restart is verified in full. Called once
+     * after {@link #open} and before the first {@link #accept}; nothing to do for a new transfer.
+     */
+    public void verifyWritten(RangeList own) {
+        TransferPlan p = state.plan();
+        long done = state.nextChunk();
+        if (verified >= done) {
+            return;
+        }
+        TransferPlan asWritten = new TransferPlan(p.transferId(), p.source(), p.size(), p.chunkSize(), own, p.digest());
+        try (ImageSource s = ImageSource.open(image, asWritten, null)) {
+            for (long i = verified; i < done; i++) {
+                written.add(i, s.read(i).hash());
+            }
+        }
+        verified = done;
+    }
+
+    /**
+     * Checks and writes one chunk, the chunk after the last one verified (chunks come in order);
+     * a chunk already written is checked and not written again.
+     */
     public void accept(Chunk chunk) {
         TransferPlan plan = state.plan();
         Range c = plan.chunk(chunk.index());
@@ -88,7 +130,14 @@ public final class ImageReceiver implements AutoCloseable {
             throw TransferException.mismatch("chunk " + chunk.index() + " of transfer " + plan.transferId()
                     + " does not hash to the hash sent with it (corrupted on the way?); nothing written");
         }
+        if (chunk.index() != verified) {
+            throw TransferException.invalid("chunk " + chunk.index() + " of transfer " + plan.transferId() + " came where chunk " + verified
+                    + " was due" + (chunk.index() > verified && state.isDone(verified) ? " (the chunks written before this attempt are not verified yet)" : "")
+                    + "; nothing written");
+        }
         if (state.isDone(chunk.index())) {
+            written.add(chunk.index(), hash);
+            verified++;
             return;
         }
         try {
@@ -102,6 +151,8 @@ public final class ImageReceiver implements AutoCloseable {
         } catch (IOException e) {
             throw TransferException.state("cannot write " + image + " at chunk " + chunk.index() + ": " + e.getMessage(), e);
         }
+        written.add(chunk.index(), hash);
+        verified++;
         state.markDone(chunk.index());
         unsynced += chunk.dataBytes();
         if (unsynced >= CHECKPOINT_BYTES) {
@@ -121,17 +172,22 @@ public final class ImageReceiver implements AutoCloseable {
     }
 
     /**
-     * Ends the transfer: every chunk written, the image synced, and the digest of the image as
-     * written (read back from its own data ranges) equal to the plan's. Returns the digest.
+     * Ends the transfer: every chunk written, the image synced, and the digest composed of the
+     * hashes of what was written (this attempt's chunks as written, earlier ones as read back by
+     * {@link #verifyWritten}) equal to the plan's. Returns the digest.
      */
-    public String finish(RangeList ownRanges) {
+    public String finish() {
         TransferPlan plan = state.plan();
         if (!state.complete()) {
             throw TransferException.invalid("transfer " + plan.transferId() + " is not complete: chunk " + state.nextChunk() + " of "
                     + plan.chunks() + " is missing");
         }
+        if (verified != plan.chunks()) {
+            throw TransferException.invalid("transfer " + plan.transferId() + ": chunks " + verified + " to " + plan.chunks()
+                    + " were written before this attempt and are not verified (verifyWritten)");
+        }
         checkpoint();
-        String digest = ImageSource.digest(image, ownRanges, plan.chunkSize());
+        String digest = written.hex();
         state.delete();
         if (!digest.equals(plan.digest())) {
             throw TransferException.mismatch("transfer " + plan.transferId() + ": the written image's content digest " + digest

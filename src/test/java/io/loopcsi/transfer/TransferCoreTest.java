@@ -154,7 +154,7 @@ class TransferCoreTest {
         try (ImageSource s = ImageSource.plan("t1", "snap-1", src, RANGES.of(src), CHUNK);
                 ImageReceiver r = ImageReceiver.open(dir.resolve("dst"), dst, s.plan(), 40L * MIB)) {
             sent = copy(s, r, Long.MAX_VALUE);
-            assertEquals(s.plan().digest(), r.finish(RANGES.of(dst)));
+            assertEquals(s.plan().digest(), r.finish());
         }
         assertTrue(sent <= allocated(src) * AllocatedRanges.BUDGET, sent + " sent, " + allocated(src) + " allocated");
         assertEquals(RUN.exec("cmp", src.toString(), dst.toString()).exitCode(), 0, "the same bytes");
@@ -183,13 +183,16 @@ class TransferCoreTest {
             try (ImageReceiver r = ImageReceiver.open(data, dst, again, again.size())) {
                 assertTrue(r.state().resumed());
                 assertEquals(half, r.nextChunk(), "goes on at the first chunk not recorded done");
+                TransferException e = assertThrows(TransferException.class, () -> r.accept(s.read(half)));
+                assertTrue(e.getMessage().contains("not verified yet"), "the chunks written before the cut are in the digest too: " + e.getMessage());
+                r.verifyWritten(RANGES.of(dst));
                 long chunksSent = 0;
                 while (r.nextChunk() < again.chunks()) {
                     r.accept(s.read(r.nextChunk()));
                     chunksSent++;
                 }
                 assertEquals(again.chunks() - half, chunksSent);
-                r.finish(RANGES.of(dst));
+                r.finish();
             }
         }
         assertEquals(0, RUN.exec("cmp", src.toString(), dst.toString()).exitCode());
@@ -206,9 +209,42 @@ class TransferCoreTest {
             assertFalse(r.state().resumed(), "another plan under the same ID starts over");
             assertEquals(List.of(), RANGES.of(dst).ranges(), "the image was made anew");
             copy(s, r, Long.MAX_VALUE);
-            r.finish(RANGES.of(dst));
+            r.finish();
         }
         assertEquals(0, RUN.exec("cmp", src.toString(), dst.toString()).exitCode());
+    }
+
+    @Test
+    void aResumedTransferVerifiesTheChunksWrittenBeforeTheCut() throws Exception {
+        Path src = image(dir.resolve("src.img"), 8L * MIB);
+        Path data = Files.createDirectories(dir.resolve("dst"));
+        Path dst = data.resolve("dst.img");
+        try (ImageSource s = ImageSource.plan("t5", "snap-5", src, RANGES.of(src), CHUNK)) {
+            TransferPlan plan = s.plan();
+            long half = plan.chunks() / 2;
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                copy(s, r, half);
+                r.checkpoint();
+            } // the cut; meanwhile a byte of a chunk recorded done changes on the destination's disk
+            Range first = plan.ranges().ranges().get(0);
+            assertTrue(first.offset() < half * CHUNK, "the changed byte is in a chunk written before the cut");
+            byte[] b = new byte[1];
+            try (RandomAccessFile f = new RandomAccessFile(dst.toFile(), "rw")) {
+                f.seek(first.offset() + 5);
+                b[0] = (byte) (f.readByte() ^ 0x10);
+                f.seek(first.offset() + 5);
+                f.write(b);
+            }
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                assertEquals(half, r.nextChunk());
+                r.verifyWritten(RANGES.of(dst));
+                copy(s, r, Long.MAX_VALUE);
+                TransferException e = assertThrows(TransferException.class, r::finish);
+                assertEquals(TransferException.Kind.MISMATCH, e.kind(), "a flipped byte written before the cut is found: " + e.getMessage());
+                r.abandon();
+            }
+            assertFalse(Files.exists(dst), "no volume of it");
+        }
     }
 
     // ---- bad input ----------------------------------------------------------------------------
@@ -277,10 +313,10 @@ class TransferCoreTest {
             // a source that announces another digest than its content has (or content changed under it)
             TransferPlan lying = new TransferPlan("t4", "snap-4", real.size(), real.chunkSize(), real.ranges(), "ab".repeat(32));
             try (ImageReceiver r = ImageReceiver.open(data, dst, lying, lying.size())) {
-                TransferException e = assertThrows(TransferException.class, () -> r.finish(RANGES.of(dst)));
+                TransferException e = assertThrows(TransferException.class, () -> r.finish());
                 assertTrue(e.getMessage().contains("is not complete"), e.getMessage());
                 copy(s, r, Long.MAX_VALUE);
-                e = assertThrows(TransferException.class, () -> r.finish(RANGES.of(dst)));
+                e = assertThrows(TransferException.class, () -> r.finish());
                 assertEquals(TransferException.Kind.MISMATCH, e.kind());
                 assertTrue(e.getMessage().contains("differs from the source's " + "ab".repeat(32)), e.getMessage());
                 r.abandon();

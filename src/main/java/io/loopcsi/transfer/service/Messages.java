@@ -3,7 +3,7 @@ package io.loopcsi.transfer.service;
 import java.util.ArrayList;
 import java.util.List;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 
 import io.loopcsi.transfer.Chunk;
 import io.loopcsi.transfer.Range;
@@ -39,10 +39,15 @@ final class Messages {
                 p.getDigest());
     }
 
+    /**
+     * Wraps the chunk's arrays without copying them (a copy of each 1 MiB chunk was measurable):
+     * safe because a {@link Chunk}'s arrays are read from the image for this message alone and
+     * never written after.
+     */
     static ChunkMessage toWire(Chunk c) {
-        ChunkMessage.Builder b = ChunkMessage.newBuilder().setIndex(c.index()).setHash(ByteString.copyFrom(c.hash()));
+        ChunkMessage.Builder b = ChunkMessage.newBuilder().setIndex(c.index()).setHash(UnsafeByteOperations.unsafeWrap(c.hash()));
         for (Segment s : c.segments()) {
-            b.addSegments(io.loopcsi.transfer.v1.Segment.newBuilder().setOffset(s.offset()).setData(ByteString.copyFrom(s.data())));
+            b.addSegments(io.loopcsi.transfer.v1.Segment.newBuilder().setOffset(s.offset()).setData(UnsafeByteOperations.unsafeWrap(s.data())));
         }
         return b.build();
     }

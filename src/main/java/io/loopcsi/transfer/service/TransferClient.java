@@ -80,7 +80,7 @@ public final class TransferClient implements AutoCloseable {
     /**
      * Fetches the transfer of {@code source} into {@code image} (made here if the progress in
      * {@code dataDir} does not go on with it), which must be {@code expectedSize} bytes.
-     * {@code ownRanges} gives the data ranges of the written image for the final digest.
+     * {@code ownRanges} gives the data ranges of the image, to read back what an earlier attempt wrote.
      */
     public Result fetch(String transferId, String source, int chunkSize, Path dataDir, Path image, long expectedSize,
             Function<Path, RangeList> ownRanges, Progress progress) {
@@ -92,6 +92,14 @@ public final class TransferClient implements AutoCloseable {
         }
         ImageReceiver receiver = ImageReceiver.open(dataDir, image, plan, expectedSize);
         long from = receiver.nextChunk();
+        if (from > 0) {
+            try {
+                receiver.verifyWritten(ownRanges.apply(image)); // what an earlier attempt wrote goes into the digest too
+            } catch (RuntimeException e) {
+                receiver.close();
+                throw e;
+            }
+        }
         long received = 0;
         if (progress != null) {
             progress.planned(plan, from);
@@ -109,7 +117,7 @@ public final class TransferClient implements AutoCloseable {
             throw e;
         }
         try {
-            String digest = receiver.finish(ownRanges.apply(image));
+            String digest = receiver.finish();
             receiver.close();
             return new Result(digest, from, received);
         } catch (TransferException e) {

@@ -62,7 +62,8 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
     /** Wakes a stream paused by the bandwidth cap (a daemon thread, made on the first pause). */
     private volatile ScheduledExecutorService pacer;
 
-    private record Held(TransferPlan plan, Path image) {
+    /** A plan made here, with the data chunks' hashes its pass kept (sent with the chunks: the source hashes each chunk once). */
+    private record Held(TransferPlan plan, Path image, io.loopcsi.transfer.ChunkHashes hashes) {
     }
 
     /** Bounds of what a node serves: its bandwidth cap, and how many Chunks streams it serves at once. */
@@ -110,7 +111,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                     return old;
                 }
                 try (ImageSource s = ImageSource.plan(id, req.getSource(), image, ranges.of(image), chunkSize)) {
-                    return new Held(s.plan(), image);
+                    return new Held(s.plan(), image, s.hashes());
                 }
             });
             out.onNext(Messages.toWire(held.plan()));
@@ -146,7 +147,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                         + " transfers at once (spec.transfer.maxConcurrentPerNode); try again later").asRuntimeException();
             }
             try {
-                source = ImageSource.open(image, held.plan());
+                source = ImageSource.open(image, held.plan(), held.hashes());
             } catch (RuntimeException e) {
                 streams.release();
                 throw e;
