@@ -169,7 +169,6 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
     public static final String UNMANAGED_COPY = "UnmanagedCopy";
     /** Condition: an optional class (group snapshot, attributes) of the pool's name exists and is not the pool's. */
     public static final String CLASSES_SKIPPED = "ClassesSkipped";
-    private static final Duration RECHECK = Duration.ofSeconds(30);
     private static final Duration PROBLEM_RECHECK = Duration.ofSeconds(10);
     private static final Duration DELETION_RECHECK = Duration.ofSeconds(5);
     private static final Logger LOG = Logger.getLogger(StoragePoolReconciler.class);
@@ -296,7 +295,9 @@ public class StoragePoolReconciler implements Reconciler<StoragePool>, Cleaner<S
                 next.getReadyNodes() == null ? 0 : next.getReadyNodes(), Boolean.TRUE.equals(next.getControllerReady()), problem != null),
                 problemReason);
         pool.setStatus(next);
-        return UpdateControl.patchStatus(pool).rescheduleAfter(problem == null ? RECHECK : PROBLEM_RECHECK);
+        Duration recheck = OperatorSettings.recheck();
+        // a problem is looked at again sooner, never later
+        return UpdateControl.patchStatus(pool).rescheduleAfter(problem != null && PROBLEM_RECHECK.compareTo(recheck) < 0 ? PROBLEM_RECHECK : recheck);
     }
 
     /**

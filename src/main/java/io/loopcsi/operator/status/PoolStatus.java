@@ -1,6 +1,5 @@
 package io.loopcsi.operator.status;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
@@ -46,16 +45,14 @@ public final class PoolStatus {
         }
     }
 
-    /** A node's report older than this is not counted (the node is not serving). */
-    public static final Duration NODE_REPORT_FRESH = Duration.ofSeconds(60);
-
     private PoolStatus() {
     }
 
+    /** Whether the node's report is recent enough to count: younger than OperatorSettings.nodeReportFresh() (the node serves). */
     static boolean fresh(LoopPoolNode n, Instant now) {
         try {
             return n.getStatus() != null && n.getStatus().getHeartbeatTime() != null
-                    && Instant.parse(n.getStatus().getHeartbeatTime()).plus(NODE_REPORT_FRESH).isAfter(now);
+                    && Instant.parse(n.getStatus().getHeartbeatTime()).plus(io.loopcsi.operator.OperatorSettings.nodeReportFresh()).isAfter(now);
         } catch (RuntimeException e) {
             return false;
         }

@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,30 +24,21 @@ import org.junit.jupiter.api.TestMethodOrder;
 import csi.v1.CreateVolumeRequest;
 import csi.v1.CreateVolumeResponse;
 import csi.v1.DeleteVolumeRequest;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopVolume;
-import io.loopcsi.operator.OperatorSettings;
 import io.loopcsi.operator.PoolGauges;
 import io.loopcsi.operator.StoragePoolReconciler;
 import io.loopcsi.operator.api.LostNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.testing.CsiClient;
-import io.loopcsi.testing.KernelCleanup;
 import io.loopcsi.testing.Launcher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
@@ -72,17 +60,13 @@ class NodeLossAndOrphansKubeIT {
     static final String NS = "loopcsi-system";
     static final String POOL = "lost";
     static final String DRIVER = "lost.loopcsi.io";
-    /** Heartbeat stale after 60 s, then up to 30 s until the next periodic reconcile. */
+    /** At most: heartbeat stale after 60 s, then up to 30 s until the next periodic reconcile (TwoNodePool.Timing.QUICK: 10 s, 3 s). */
     static final Duration LOST_WAIT = Duration.ofSeconds(150);
 
-    static KubernetesClient admin;
-    static KubernetesClient asOperator;
-    static Operator operator;
     static final SimpleMeterRegistry METRICS = new SimpleMeterRegistry();
-    static Path root;
-    static Launcher controller;
+    static TwoNodePool pool;
+    static KubernetesClient admin;
     static Path controllerSocket;
-    static final Map<String, Launcher> nodes = new HashMap<>();
     static final Map<String, Path> dataDirs = new HashMap<>();
 
     static String claimedOnY;
@@ -92,86 +76,27 @@ class NodeLossAndOrphansKubeIT {
 
     @BeforeAll
     static void rollOutThePoolAndStartItsPods() throws Exception {
-        boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
-        if (!configured) {
-            System.out.println("SKIPPED NodeLossAndOrphansKubeIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
-        }
-        assumeTrue(configured, "no test cluster");
-        root = Files.createTempDirectory("ln");
-        Kubectl.ok("apply", "-k", "kubernetes/");
-        admin = new KubernetesClientBuilder().build();
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
-            String name = crd + ".loopcsi.io";
-            await("CRD " + name, () -> admin.apiextensions().v1().customResourceDefinitions().withName(name).get().getStatus().getConditions()
-                    .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
-        }
-        Config cfg = Config.autoConfigure(null);
-        cfg.setImpersonateUsername("system:serviceaccount:" + NS + ":loopcsi-operator");
-        asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
-        System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
-        operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
-        operator.register(new StoragePoolReconciler(new PoolGauges(METRICS)));
-        operator.start();
-        for (String n : List.of("node-x", "node-y")) {
-            admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(n).addToLabels("kubernetes.io/hostname", n).endMetadata()
-                    .build()).createOr(x -> x.update());
-        }
-        Kubectl.apply("""
+        pool = TwoNodePool.create(new TwoNodePool.Spec("NodeLossAndOrphansKubeIT", POOL, List.of("node-x", "node-y"), """
                 apiVersion: loopcsi.io/v1alpha1
                 kind: StoragePool
                 metadata: {name: lost}
                 spec:
                   capacityPerNode: 2Gi
                   storageClasses: [{name: lost-block, volumeMode: Block}]
-                """);
-        Deployment dep = await("controller Deployment", () -> admin.apps().deployments().inNamespace(NS).withName("loopcsi-lost-controller").get());
-        DaemonSet ds = await("node DaemonSet", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-lost-node").get());
+                """, () -> new StoragePoolReconciler(new PoolGauges(METRICS)), true, TwoNodePool.Timing.QUICK));
+        admin = pool.admin();
+        pool.rollOut(a -> {
+        });
+        controllerSocket = pool.controllerSocket();
         for (String n : List.of("node-x", "node-y")) {
-            Path hostRoot = Files.createDirectories(root.resolve(n));
-            Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry"));
-            PodProcess pod = PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP",
-                    "127.0.0.1"), hostRoot, root.resolve(n + "-pod"), Map.of(9090, Launcher.freePort(), 9810, Launcher.freePort()));
-            Path kc = serviceAccountKubeconfig("loopcsi-lost-node", root.resolve(n + ".kubeconfig"));
-            List<String> a = pod.args();
-            dataDirs.put(n, Path.of(a.get(a.indexOf("--data-dir") + 1)));
-            Path socket = Path.of(a.get(a.indexOf("--endpoint") + 1).substring("unix://".length()));
-            nodes.put(n, Launcher.start(root, n, a, env(pod.env(), kc)).awaitCsi(socket));
-            await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
+            dataDirs.put(n, pool.dataDir(n));
         }
-        PodProcess c = PodProcess.of(dep.getSpec().getTemplate().getSpec(), "loopcsi", Map.of(), root.resolve("controller-host"),
-                root.resolve("controller-pod"), Map.of(9090, Launcher.freePort()));
-        Path kc = serviceAccountKubeconfig("loopcsi-lost-controller", root.resolve("controller.kubeconfig"));
-        controllerSocket = Path.of(c.args().get(c.args().indexOf("--endpoint") + 1).substring("unix://".length()));
-        Files.createDirectories(controllerSocket.getParent());
-        controller = Launcher.start(root, "controller", c.args(), env(c.env(), kc)).awaitCsi(controllerSocket);
     }
 
     @AfterAll
     static void stopEverything() throws Exception {
-        if (root == null) {
-            return;
-        }
-        if (controller != null) {
-            controller.close();
-        }
-        for (Launcher l : nodes.values()) {
-            l.close();
-        }
-        if (operator != null) {
-            operator.stop();
-        }
-        Path logs = Files.createDirectories(Path.of("target/node-loss-logs"));
-        try (var files = Files.list(root)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
-                Files.copy(f, logs.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        KernelCleanup.releaseAndDelete(root);
-        if (asOperator != null) {
-            asOperator.close();
-        }
-        if (admin != null) {
-            admin.close();
+        if (pool != null) {
+            pool.close();
         }
     }
 
@@ -188,7 +113,7 @@ class NodeLossAndOrphansKubeIT {
         }
         assertTrue(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getLostNodes().isEmpty(), "both nodes serve");
 
-        nodes.get("node-y").kill();
+        pool.node("node-y").kill();
         StoragePool p = awaitLost("node-y reported NotReporting", "NotReporting");
         LostNode y = p.getStatus().getLostNodes().get(0);
         assertEquals(1, p.getStatus().getLostNodes().size(), "node-x serves: " + p.getStatus().getLostNodes());
@@ -249,7 +174,7 @@ class NodeLossAndOrphansKubeIT {
         // node-x and its claim are untouched
         assertEquals("Bound", admin.persistentVolumeClaims().inNamespace("default").withName("data-1").get().getStatus().getPhase());
         assertNotNull(admin.resources(LoopVolume.class).withName(POOL + "." + claimedOnX).get());
-        assertTrue(nodes.get("node-x").isAlive());
+        assertTrue(pool.node("node-x").isAlive());
     }
 
     @Test
@@ -360,30 +285,6 @@ class NodeLossAndOrphansKubeIT {
         try (CsiClient c = new CsiClient(controllerSocket)) {
             c.controller.deleteVolume(DeleteVolumeRequest.newBuilder().setVolumeId(id).build());
         }
-    }
-
-    static Map<String, String> env(Map<String, String> podEnv, Path kubeconfig) {
-        Map<String, String> env = new HashMap<>(podEnv);
-        env.put("KUBECONFIG", kubeconfig.toString());
-        return env;
-    }
-
-    /** A kubeconfig with the ServiceAccount's token, as a pod of it authenticates. */
-    static Path serviceAccountKubeconfig(String sa, Path file) throws Exception {
-        Secret token = await("token of " + sa, () -> admin.secrets().inNamespace(NS).list().getItems().stream()
-                .filter(s -> "kubernetes.io/service-account-token".equals(s.getType()) && s.getMetadata().getAnnotations() != null
-                        && sa.equals(s.getMetadata().getAnnotations().get("kubernetes.io/service-account.name")))
-                .findFirst().orElse(null));
-        String jwt = new String(Base64.getDecoder().decode(token.getData().get("token")), StandardCharsets.UTF_8);
-        Files.writeString(file, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "%s", certificate-authority-data: "%s"}}]
-                users: [{name: %s, user: {token: "%s"}}]
-                contexts: [{name: x, context: {cluster: c, user: %s}}]
-                current-context: x
-                """.formatted(admin.getConfiguration().getMasterUrl(), token.getData().get("ca.crt"), sa, jwt, sa));
-        return file;
     }
 
     static <T> T await(String what, Supplier<T> check) {

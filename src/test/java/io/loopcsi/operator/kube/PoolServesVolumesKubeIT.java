@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,23 +40,18 @@ import csi.v1.Topology;
 import csi.v1.TopologyRequirement;
 import csi.v1.VolumeCapability;
 import csi.v1.VolumeContentSource;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
-import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.javaoperatorsdk.operator.Operator;
 import io.loopcsi.cli.CsiChannels;
 import io.loopcsi.csi.Endpoint;
 import io.loopcsi.handoff.LoopGroupSnapshot;
@@ -69,13 +62,10 @@ import io.loopcsi.node.pluginregistration.InfoRequest;
 import io.loopcsi.node.pluginregistration.PluginInfo;
 import io.loopcsi.node.pluginregistration.RegistrationGrpc;
 import io.loopcsi.node.pluginregistration.RegistrationStatus;
-import io.loopcsi.operator.OperatorSettings;
 import io.loopcsi.operator.StoragePoolReconciler;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.status.Conditions;
 import io.loopcsi.testing.CsiClient;
-import io.loopcsi.testing.KernelCleanup;
-import io.loopcsi.testing.Launcher;
 import io.loopcsi.testing.SidecarRequests;
 
 /**
@@ -97,16 +87,9 @@ class PoolServesVolumesKubeIT {
     static final long GI = 1L << 30;
     static final Duration WAIT = Duration.ofSeconds(90);
 
+    static TwoNodePool pool;
     static KubernetesClient admin;
-    static KubernetesClient asOperator;
-    static Operator operator;
     static Path root;
-    static Launcher controller;
-    static final Map<String, Launcher> nodes = new HashMap<>();
-    static final Map<String, PodProcess> nodePods = new HashMap<>();
-    static final Map<String, Path> nodeKubeconfig = new HashMap<>();
-    static final Map<String, Integer> transferPorts = new HashMap<>();
-    static final Map<String, Integer> metricsPorts = new HashMap<>();
     static Path controllerSocket;
     static long started;
     static final List<String> timings = new ArrayList<>();
@@ -117,35 +100,8 @@ class PoolServesVolumesKubeIT {
 
     @BeforeAll
     static void rollOutThePoolAndStartItsPods() throws Exception {
-        boolean configured = "1".equals(System.getenv("LOOPCSI_KUBE_TEST")) && System.getenv("KUBECONFIG") != null;
-        if (!configured) {
-            System.out.println("SKIPPED PoolServesVolumesKubeIT: no test cluster (LOOPCSI_KUBE_TEST=1 and KUBECONFIG unset); `make test-kube`");
-        }
-        assumeTrue(configured, "no test cluster");
         started = System.nanoTime();
-        root = Files.createTempDirectory("rt"); // short: kubelet-style socket paths below it must stay under 108 bytes (PrivateSocket)
-        Kubectl.ok("apply", "-k", "kubernetes/");
-        admin = new KubernetesClientBuilder().build();
-        for (String crd : List.of("storagepools", "loopvolumes", "loopsnapshots", "loopgroupsnapshots", "looppoolnodes")) {
-            String name = crd + ".loopcsi.io";
-            await("CRD " + name, () -> admin.apiextensions().v1().customResourceDefinitions().withName(name).get().getStatus().getConditions()
-                    .stream().anyMatch(c -> c.getType().equals("Established") && c.getStatus().equals("True")));
-        }
-        removeLeftovers();
-        Config cfg = Config.autoConfigure(null);
-        cfg.setImpersonateUsername("system:serviceaccount:" + NS + ":loopcsi-operator");
-        asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
-        System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
-        operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
-        operator.register(new StoragePoolReconciler());
-        operator.start();
-        for (String n : List.of("node-a", "node-b")) { // as kubelets register them
-            if (admin.nodes().withName(n).get() == null) {
-                admin.nodes().resource(new NodeBuilder().withNewMetadata().withName(n).addToLabels("kubernetes.io/hostname", n).endMetadata()
-                        .build()).create();
-            }
-        }
-        Kubectl.apply("""
+        pool = TwoNodePool.create(new TwoNodePool.Spec("PoolServesVolumesKubeIT", POOL, List.of("node-a", "node-b"), """
                 apiVersion: loopcsi.io/v1alpha1
                 kind: StoragePool
                 metadata: {name: rt}
@@ -155,28 +111,21 @@ class PoolServesVolumesKubeIT {
                   storageClasses:
                     - {name: rt-xfs, volumeMode: Filesystem, fsType: xfs}
                     - {name: rt-block, volumeMode: Block}
-                """);
-        Deployment dep = await("controller Deployment", () -> admin.apps().deployments().inNamespace(NS).withName("loopcsi-rt-controller").get());
-        DaemonSet ds = await("node DaemonSet", () -> admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get());
+                """, StoragePoolReconciler::new, true, TwoNodePool.Timing.QUICK));
+        admin = pool.admin();
+        root = pool.root();
+        pool.rollOut(a -> removeLeftovers());
+        controllerSocket = pool.controllerSocket();
+        Deployment dep = admin.apps().deployments().inNamespace(NS).withName("loopcsi-rt-controller").get();
+        DaemonSet ds = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get();
         var provisioner = dep.getSpec().getTemplate().getSpec().getContainers().stream().filter(c -> c.getName().equals("csi-provisioner"))
                 .findFirst().orElseThrow();
         assertEquals("registry.k8s.io/sig-storage/csi-provisioner:v2.1.2", provisioner.getImage(), "a provisioner writing v1alpha1 capacity on 1.20");
         assertEquals(List.of("loopcsi"), ds.getSpec().getTemplate().getSpec().getContainers().stream().map(c -> c.getName()).toList());
-
         for (String n : List.of("node-a", "node-b")) {
-            Path hostRoot = Files.createDirectories(root.resolve(n));
-            Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry")); // kubelet's own directories
-            PodProcess pod = nodePod(ds, n, hostRoot);
-            nodePods.put(n, pod);
-            nodeKubeconfig.put(n, serviceAccountKubeconfig("loopcsi-rt-node", root.resolve(n + ".kubeconfig")));
-            startNode(n);
+            // the transfer server (issue 35) as the operator configures it: the DaemonSet's env, its pod IP and transfer port
+            assertEquals("127.0.0.1:" + pool.transferPort(n), pool.nodePod(n).env().get("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"), "the pod IP and port");
         }
-        PodProcess c = PodProcess.of(dep.getSpec().getTemplate().getSpec(), "loopcsi", Map.of(), root.resolve("controller-host"),
-                root.resolve("controller-pod"), Map.of(9090, Launcher.freePort()));
-        Path kc = serviceAccountKubeconfig("loopcsi-rt-controller", root.resolve("controller.kubeconfig"));
-        controllerSocket = Path.of(c.args().get(c.args().indexOf("--endpoint") + 1).substring("unix://".length()));
-        Files.createDirectories(controllerSocket.getParent());
-        controller = Launcher.start(root, "controller", c.args(), env(c, kc)).awaitCsi(controllerSocket);
         timings.add("roll-out and start of the controller and two nodes: " + ms(started) + " ms");
     }
 
@@ -198,154 +147,28 @@ class PoolServesVolumesKubeIT {
         }
     }
 
-    /**
-     * The node pod on n as kubelet would run it: its pod IP 127.0.0.1, its metrics port and its
-     * transfer port (the same one across restarts, as a pod's IP and port would be) on ports of
-     * their own.
-     */
-    static PodProcess nodePod(DaemonSet ds, String n, Path hostRoot) throws Exception {
-        if (!transferPorts.containsKey(n)) {
-            transferPorts.put(n, Launcher.freePort());
-        }
-        int transfer = transferPorts.get(n);
-        if (!metricsPorts.containsKey(n)) {
-            metricsPorts.put(n, Launcher.freePort());
-        }
-        int metrics = metricsPorts.get(n);
-        return PodProcess.of(ds.getSpec().getTemplate().getSpec(), "loopcsi", Map.of("spec.nodeName", n, "status.podIP", "127.0.0.1"),
-                hostRoot, root.resolve(n + "-pod"), Map.of(9090, metrics, 9810, transfer));
-    }
-
-    static void startNode(String n) throws Exception {
-        PodProcess pod = nodePods.get(n);
-        // the transfer server (issue 35) as the operator configures it: the DaemonSet's env, the token in its projected volume
-        assertEquals("127.0.0.1:" + transferPorts.get(n), pod.env().get("LOOPCSI_NODE_TRANSFER_ADVERTISE_ADDRESS"), "the pod IP and port");
-        transferToken(n, Path.of(pod.env().get("LOOPCSI_NODE_TRANSFER_TOKEN_FILE")));
-        Map<String, String> env = env(pod, nodeKubeconfig.get(n));
-        Launcher l = Launcher.start(root, n, pod.args(), env);
-        nodes.put(n, l.awaitCsi(socketOf(n)));
-        await(n + " publishes its capacity", () -> admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus());
-    }
-
-    /**
-     * The projected token kubelet would give the node pod on n (audience loopcsi.io/transfer, bound
-     * to the pod): the DaemonSet's pod for n, bound to n as the scheduler would (kube-testenv runs
-     * none), or one made for it when the DaemonSet controller made none.
-     */
-    static void transferToken(String n, Path file) throws Exception {
-        DaemonSet ds = admin.apps().daemonSets().inNamespace(NS).withName("loopcsi-rt-node").get();
-        io.fabric8.kubernetes.api.model.Pod pod = admin.pods().inNamespace(NS).list().getItems().stream()
-                .filter(p -> p.getMetadata().getOwnerReferences().stream().anyMatch(o -> ds.getMetadata().getUid().equals(o.getUid())))
-                .filter(p -> n.equals(targetNode(p))).findFirst().orElse(null);
-        if (pod == null) {
-            pod = admin.pods().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.PodBuilder().withNewMetadata()
-                    .withName("loopcsi-rt-node-" + n).addToLabels(ds.getSpec().getSelector().getMatchLabels()).addNewOwnerReference()
-                    .withApiVersion("apps/v1").withKind("DaemonSet").withName(ds.getMetadata().getName()).withUid(ds.getMetadata().getUid())
-                    .withController(true).withBlockOwnerDeletion(true).endOwnerReference().endMetadata().withNewSpec()
-                    .withServiceAccountName("loopcsi-rt-node").withNodeName(n).addNewToleration().withOperator("Exists").endToleration()
-                    .addNewContainer().withName("loopcsi").withImage("loopcsi:none").endContainer().endSpec().build()).create();
-        } else if (pod.getSpec().getNodeName() == null || pod.getSpec().getNodeName().isEmpty()) {
-            admin.bindings().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.BindingBuilder().withNewMetadata()
-                    .withName(pod.getMetadata().getName()).endMetadata().withNewTarget().withApiVersion("v1").withKind("Node").withName(n)
-                    .endTarget().build()).create();
-        }
-        String podName = pod.getMetadata().getName();
-        io.fabric8.kubernetes.api.model.Pod bound = await("pod " + podName + " on " + n, () -> {
-            var p = admin.pods().inNamespace(NS).withName(podName).get();
-            return p != null && n.equals(p.getSpec().getNodeName()) ? p : null;
-        });
-        String token = admin.serviceAccounts().inNamespace(NS).withName("loopcsi-rt-node").tokenRequest(
-                new io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder().withNewSpec()
-                        .withAudiences(io.loopcsi.transfer.kube.TokenReviewIdentity.AUDIENCE).withExpirationSeconds(3600L)
-                        .withNewBoundObjectRef().withApiVersion("v1").withKind("Pod").withName(podName).withUid(bound.getMetadata().getUid())
-                        .endBoundObjectRef().endSpec().build()).getStatus().getToken();
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, token);
-    }
-
-    static String targetNode(io.fabric8.kubernetes.api.model.Pod p) {
-        if (p.getSpec().getNodeName() != null && !p.getSpec().getNodeName().isEmpty()) {
-            return p.getSpec().getNodeName();
-        }
-        var a = p.getSpec().getAffinity();
-        if (a == null || a.getNodeAffinity() == null || a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution() == null) {
-            return null;
-        }
-        return a.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().stream()
-                .flatMap(t -> t.getMatchFields() == null ? java.util.stream.Stream.empty() : t.getMatchFields().stream())
-                .filter(f -> "metadata.name".equals(f.getKey()) && f.getValues().size() == 1).map(f -> f.getValues().get(0)).findFirst()
-                .orElse(null);
-    }
-
-    static Map<String, String> env(PodProcess pod, Path kubeconfig) {
-        Map<String, String> env = new HashMap<>(pod.env());
-        env.put("KUBECONFIG", kubeconfig.toString());
-        return env;
-    }
-
     static Path socketOf(String n) {
-        List<String> a = nodePods.get(n).args();
-        return Path.of(a.get(a.indexOf("--endpoint") + 1).substring("unix://".length()));
+        return pool.socketOf(n);
     }
 
     static Path kubeletDir(String n) {
-        return root.resolve(n).resolve("var/lib/kubelet");
+        return pool.kubeletDir(n);
     }
 
     static Path dataDir(String n) {
-        List<String> a = nodePods.get(n).args();
-        return Path.of(a.get(a.indexOf("--data-dir") + 1));
-    }
-
-    /** A kubeconfig with the ServiceAccount's token, as a pod of it authenticates. */
-    static Path serviceAccountKubeconfig(String sa, Path file) throws Exception {
-        Secret token = await("token of " + sa, () -> admin.secrets().inNamespace(NS).list().getItems().stream()
-                .filter(s -> "kubernetes.io/service-account-token".equals(s.getType()) && s.getMetadata().getAnnotations() != null
-                        && sa.equals(s.getMetadata().getAnnotations().get("kubernetes.io/service-account.name")))
-                .findFirst().orElse(null));
-        String jwt = new String(Base64.getDecoder().decode(token.getData().get("token")), StandardCharsets.UTF_8);
-        Files.writeString(file, """
-                apiVersion: v1
-                kind: Config
-                clusters: [{name: c, cluster: {server: "%s", certificate-authority-data: "%s"}}]
-                users: [{name: %s, user: {token: "%s"}}]
-                contexts: [{name: x, context: {cluster: c, user: %s}}]
-                current-context: x
-                """.formatted(admin.getConfiguration().getMasterUrl(), token.getData().get("ca.crt"), sa, jwt, sa));
-        return file;
+        return pool.dataDir(n);
     }
 
     @AfterAll
     static void stopEverything() throws Exception {
-        if (root == null) {
+        if (pool == null) {
             return;
         }
-        if (controller != null) {
-            controller.close();
-        }
-        for (Launcher l : nodes.values()) {
-            l.close();
-        }
-        if (operator != null) {
-            operator.stop();
-        }
-        Path logs = Files.createDirectories(Path.of("target/real-tier-logs"));
-        try (var files = Files.list(root)) {
-            for (Path f : files.filter(f -> f.toString().endsWith(".log")).toList()) {
-                Files.copy(f, logs.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        KernelCleanup.releaseAndDelete(root);
+        pool.close();
         timings.add("whole real tier: " + ms(started) + " ms");
         timings.forEach(t -> System.out.println("TIMING " + t));
         Files.createDirectories(Path.of("target"));
         Files.write(Path.of("target/real-tier-timings.txt"), timings);
-        if (asOperator != null) {
-            asOperator.close();
-        }
-        if (admin != null) {
-            admin.close();
-        }
     }
 
     @Test
@@ -355,7 +178,7 @@ class PoolServesVolumesKubeIT {
         for (String n : List.of("node-a", "node-b")) {
             String pin = admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus().getTransferCertificateSha256();
             assertTrue(pin != null && pin.matches("[0-9a-f]{64}"), n + " publishes its transfer certificate: " + pin);
-            assertEquals("127.0.0.1:" + transferPorts.get(n), admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus()
+            assertEquals("127.0.0.1:" + pool.transferPort(n), admin.resources(LoopPoolNode.class).withName(POOL + "." + n).get().getStatus()
                     .getTransferAddress(), n + " publishes its pod IP and the DaemonSet's transfer port (downward API, $(POD_IP))");
             published.add(pin);
             java.security.cert.X509Certificate[] seen = new java.security.cert.X509Certificate[1];
@@ -372,7 +195,7 @@ class PoolServesVolumesKubeIT {
                     return new java.security.cert.X509Certificate[0];
                 }
             } }, null);
-            try (var s = (javax.net.ssl.SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", transferPorts.get(n))) {
+            try (var s = (javax.net.ssl.SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", pool.transferPort(n))) {
                 s.setSoTimeout(10_000);
                 s.startHandshake();
                 s.getInputStream().read(); // TLS 1.3: the server's refusal of a client without a certificate comes after the handshake
@@ -381,7 +204,7 @@ class PoolServesVolumesKubeIT {
             }
             assertEquals(pin, io.loopcsi.transfer.tls.NodeKeys.fingerprintOf(seen[0]), n + " serves with the certificate it published");
             var stranger = io.loopcsi.transfer.tls.NodeKeys.generate("stranger");
-            try (var c = new io.loopcsi.transfer.service.TransferClient("127.0.0.1", transferPorts.get(n), pin, stranger, null)) {
+            try (var c = new io.loopcsi.transfer.service.TransferClient("127.0.0.1", pool.transferPort(n), pin, stranger, null)) {
                 var e = org.junit.jupiter.api.Assertions.assertThrows(io.grpc.StatusRuntimeException.class, () -> c.fetch("t", "vol-x", 0,
                         root, root.resolve("never.img"), 1 << 20, p -> null, null));
                 assertEquals(io.grpc.Status.Code.UNAVAILABLE, e.getStatus().getCode(), "a certificate no node published is refused: " + e);
@@ -393,7 +216,8 @@ class PoolServesVolumesKubeIT {
     @Test
     @Order(1)
     void theNodeAnswersKubeletsPluginRegistration() {
-        Path reg = Path.of(nodePods.get("node-b").args().get(nodePods.get("node-b").args().indexOf("--registration-socket") + 1));
+        List<String> args = pool.nodePod("node-b").args();
+        Path reg = Path.of(args.get(args.indexOf("--registration-socket") + 1));
         assertTrue(reg.startsWith(kubeletDir("node-b").resolve("plugins_registry")), reg.toString());
         ManagedChannel ch = CsiChannels.open(Endpoint.parse("unix://" + reg));
         try {
@@ -462,8 +286,7 @@ class PoolServesVolumesKubeIT {
             Files.writeString(target.resolve("hello.txt"), "written on node-b");
             n.node.nodeUnpublishVolume(NodeUnpublishVolumeRequest.newBuilder().setVolumeId(xfsVolume).setTargetPath(target.toString()).build());
         }
-        nodes.get("node-b").stop();
-        startNode("node-b");
+        pool.restart("node-b");
         try (CsiClient n = new CsiClient(socketOf("node-b")); CsiClient c = new CsiClient(controllerSocket)) {
             n.node.nodePublishVolume(publish(xfsVolume, staging, target, mount()));
             assertEquals("written on node-b", Files.readString(target.resolve("hello.txt")));
@@ -662,7 +485,7 @@ class PoolServesVolumesKubeIT {
      */
     static double metric(String n, String series) throws Exception {
         var http = java.net.http.HttpClient.newHttpClient();
-        String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + metricsPorts.get(n) + "/q/metrics"))
+        String body = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + pool.metricsPort(n) + "/q/metrics"))
                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString()).body();
         double sum = 0;
         for (String line : body.split("\n")) {
@@ -1030,9 +853,7 @@ class PoolServesVolumesKubeIT {
             int i = args.indexOf("--host-reserve");
             return i >= 0 && args.get(i + 1).equals(hostReserve) && args.contains("--thin-overcommit") ? d : null;
         });
-        nodes.get(n).stop();
-        nodePods.put(n, nodePod(ds, n, root.resolve(n)));
-        startNode(n);
+        pool.restartFrom(ds, n);
     }
 
     @Test

@@ -41,6 +41,19 @@ public class LostNodesTest {
     }
 
     @Test
+    void aShorterFreshnessSetForTheOperatorMakesAQuieterNodeLostSooner() {
+        var reports = List.of(report("a", NOW.minusSeconds(20)));
+        assertTrue(LostNodes.of(reports, Set.of("a"), List.of(), NOW).isEmpty(), "20 s without a heartbeat: within the default 60 s");
+        System.setProperty(io.loopcsi.operator.OperatorSettings.NODE_REPORT_FRESH_PROPERTY, "10s");
+        try {
+            assertEquals(List.of(new LostNode("a", LostNodes.NOT_REPORTING, NOW.minusSeconds(20).toString(), 0, 0)),
+                    LostNodes.of(reports, Set.of("a"), List.of(), NOW));
+        } finally {
+            System.clearProperty(io.loopcsi.operator.OperatorSettings.NODE_REPORT_FRESH_PROPERTY);
+        }
+    }
+
+    @Test
     void aNodeThatNeverReportedButHoldsVolumesIsLost() {
         List<LostNode> lost = LostNodes.of(List.of(), Set.of(), List.of(volume("v1", "gone", GI)), NOW);
         assertEquals(List.of(new LostNode("gone", LostNodes.NODE_DELETED, null, 1, GI)), lost);
