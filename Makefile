@@ -89,7 +89,7 @@ $(NATIVE_EXE): $(SOURCES)
 
 # The CSI tests that start the packaged launcher (./loopcsi), against the native executable; with
 # kube-testenv (../shared/tools) also the node and controller roles against a real API server.
-NATIVE_ITS := LauncherMessagesIT,MemoryLimitIT,RoleFlagsIT,DoctorIT,ReliabilityIT,SecurityIT,PoolLockIT,EndpointIT,PrometheusScrapeIT,NativeRuntimeIT,PoolServesVolumesKubeIT,NodeLossAndOrphansKubeIT
+NATIVE_ITS := LauncherMessagesIT,MemoryLimitIT,RoleFlagsIT,DoctorIT,ReliabilityIT,SecurityIT,PoolLockIT,EndpointIT,PrometheusScrapeIT,NativeRuntimeIT,PoolServesVolumesKubeIT,NodeLossAndOrphansKubeIT,EvacuateKubeIT
 test-native: native
 	@bash src/main/sh/host-packages.sh --test
 	@if [ -f "$${KUBE_TESTENV:-../shared/tools/kube-testenv}" ]; then \

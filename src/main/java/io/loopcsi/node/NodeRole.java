@@ -98,7 +98,8 @@ public class NodeRole {
                     nodeConfig.transferNamespace().orElseThrow(() -> new IllegalStateException("a transfer address needs the node pods' namespace")),
                     nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
                             "a transfer address needs the node pods' ServiceAccount and DaemonSet name")),
-                    TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()), transferMetrics.get());
+                    TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()), nodeConfig.transferSweep(),
+                    transferMetrics.get());
             running.add(t);
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);

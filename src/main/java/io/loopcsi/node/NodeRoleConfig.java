@@ -58,6 +58,14 @@ public interface NodeRoleConfig {
     @WithDefault("2")
     int transferConcurrency();
 
+    /**
+     * How often the node looks for transfers that ended, to delete the copies of their source
+     * volumes it made (TransferSweeper): one directory listing when it holds none. Shorter only
+     * in tests, which wait for the copy to go.
+     */
+    @WithDefault("60s")
+    Duration transferSweep();
+
     /** How long a failed delete waits before the node tries again. */
     @WithDefault("10s")
     Duration retry();

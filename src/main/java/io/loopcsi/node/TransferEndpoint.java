@@ -38,8 +38,6 @@ final class TransferEndpoint implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(TransferEndpoint.class);
     /** xfs_io's walk of an image's extents: seconds even for a large, fragmented image. */
     private static final Duration COMMANDS = Duration.ofMinutes(5);
-    /** How often the copies of ended transfers are looked for: a directory listing when there are none. */
-    private static final Duration SWEEP = Duration.ofMinutes(1);
 
     private final TransferServer server;
     private final NodeKeys keys;
@@ -57,7 +55,7 @@ final class TransferEndpoint implements AutoCloseable {
     }
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
-            String nodeAccount, TransferService.Limits limits, TransferObserver observer) throws IOException {
+            String nodeAccount, TransferService.Limits limits, Duration sweep, TransferObserver observer) throws IOException {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
             throw new IllegalStateException("the transfer address " + address + " is not host:port");
@@ -85,7 +83,7 @@ final class TransferEndpoint implements AutoCloseable {
             });
             TransferSweeper sweeper = new TransferSweeper(grants, List.of(new TransferSweeper.Held(volumes::transferCopies, volumes::dropTransferCopy),
                     new TransferSweeper.Held(service::planned, service::forget)));
-            sweeps.scheduleWithFixedDelay(sweeper, 0, SWEEP.toSeconds(), TimeUnit.SECONDS);
+            sweeps.scheduleWithFixedDelay(sweeper, 0, Math.max(1, sweep.toMillis()), TimeUnit.MILLISECONDS);
         }
         return new TransferEndpoint(server, keys, host, dir, sweeps);
     }

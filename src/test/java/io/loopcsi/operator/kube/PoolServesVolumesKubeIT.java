@@ -468,6 +468,19 @@ class PoolServesVolumesKubeIT {
                 assertTrue(du(dataDir("node-b").resolve("volumes/" + bcloned + ".img")) < 16L << 20, "a thin clone stays sparse");
                 assertEquals(List.of(), admin.resources(io.loopcsi.handoff.LoopTransfer.class).withLabel("loopcsi.io/pool", POOL).list().getItems(),
                         "every transfer ends with its volume's answer");
+                // a clone read a copy of its source made at one instant (the volume may be in use), and
+                // node-a deletes those copies once their transfers have ended (TransferSweeper)
+                String nodeA = pool.node("node-a").log();
+                assertTrue(nodeA.contains("reads a copy of volume " + xfs) && nodeA.contains("reads a copy of volume " + blk),
+                        "each cross-node clone read a point-in-time copy of its source");
+                Path transfersOfA = dataDir("node-a").resolve("transfers");
+                await("node-a deletes the copies of ended transfers", () -> {
+                    try (var files = Files.list(transfersOfA)) {
+                        return files.noneMatch(f -> f.getFileName().toString().contains(".source.img"));
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
             } finally { // what was made goes, so that the later tests find the nodes as they expect
                 for (String id : made) {
                     deleteAsTheProvisionerDoes(c, id);

@@ -304,6 +304,8 @@ final class TwoNodePool implements AutoCloseable {
         if (spec.timing() != null) {
             // each role reads its own: the node its heartbeat, the controller when a node's heartbeat is stale
             env.put("LOOPCSI_NODE_HEARTBEAT", spec.timing().nodeHeartbeat().toSeconds() + "s");
+            // the copies of ended transfers' sources go at the next sweep (default every minute)
+            env.put("LOOPCSI_NODE_TRANSFER_SWEEP", spec.timing().nodeHeartbeat().toSeconds() + "s");
             env.put("LOOPCSI_CONTROLLER_NODE_STALE_AFTER", spec.timing().nodeReportFresh().toSeconds() + "s");
         }
         return env;
