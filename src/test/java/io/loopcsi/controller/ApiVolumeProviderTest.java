@@ -364,8 +364,10 @@ class ApiVolumeProviderTest {
         node("node-a", 10 * GI, Instant.now());
         node("node-b", 10 * GI, Instant.now());
         CompletableFuture<VolumeMeta> src = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs("pvc-src", GI), on("node-a")));
-        answerReady(awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-src"))), GI);
+        LoopVolume srcObject = awaitObject(HandoffNames.object(POOL, Ids.volumeIdFor("pvc-src")));
+        answerReady(srcObject, GI);
         String srcId = src.get(10, TimeUnit.SECONDS).id();
+        answer(srcObject, s -> s.setLogicalBlockSize(4096)); // node-a's volume has 4 KiB sectors, as its node publishes
         CreateRequest clone = new CreateRequest("pvc-clone", GI, 0, VolumeMode.FILESYSTEM, "xfs", null, srcId, Map.of());
 
         // node-b serves no transfers: refused, naming why, nothing written
@@ -402,6 +404,7 @@ class ApiVolumeProviderTest {
         assertEquals("node-a", t.getSpec().getSourceNode());
         assertEquals("node-b", t.getSpec().getDestinationNode());
         assertEquals(GI, t.getSpec().getSizeBytes());
+        assertEquals(4096, t.getSpec().getLogicalBlockSize(), "the source's sector size, for the destination's loop device");
         Instant notAfter = Instant.parse(t.getSpec().getNotAfter());
         assertTrue(notAfter.isAfter(Instant.now()) && notAfter.isBefore(Instant.now().plus(Duration.ofHours(24))), t.getSpec().getNotAfter());
 

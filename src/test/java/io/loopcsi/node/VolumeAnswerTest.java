@@ -1,6 +1,7 @@
 package io.loopcsi.node;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,5 +62,12 @@ class VolumeAnswerTest {
         assertEquals("2023-11-14T22:13:20Z", s.getCreatedAt());
         assertEquals(Map.of("provisioning", "thick"), s.getMutableParameters());
         assertEquals("volume vol-0123456789abcdef0123456789abcdef is on node node-a", s.getMessage());
+    }
+
+    @Test
+    void theReadyAnswerPublishesTheSectorSizeForARestoreOnAnotherNode() {
+        assertEquals(4096, VolumeHandler.ready(volume(Map.of()).withLogicalBlockSize(4096), "node-a", 1).getLogicalBlockSize());
+        assertNull(VolumeHandler.ready(volume(Map.of()).withLogicalBlockSize(0), "node-a", 1).getLogicalBlockSize(),
+                "not decided yet (recorded before sizes were): none published, the destination derives it from the content");
     }
 }

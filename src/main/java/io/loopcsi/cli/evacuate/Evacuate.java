@@ -8,6 +8,7 @@ import java.util.List;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.loopcsi.handoff.LoopGroupSnapshot;
 import io.loopcsi.handoff.LoopPoolNode;
 import io.loopcsi.handoff.LoopSnapshot;
@@ -120,6 +121,14 @@ public final class Evacuate {
         };
     }
 
+    /**
+     * VolumeSnapshotContents, named in full: given only apiVersion and kind, the client asks
+     * discovery first and fails without a status code where the snapshot API is not installed;
+     * this way the list is a 404 there.
+     */
+    static final ResourceDefinitionContext SNAPSHOT_CONTENTS = new ResourceDefinitionContext.Builder().withGroup("snapshot.storage.k8s.io")
+            .withVersion("v1").withKind("VolumeSnapshotContent").withPlural("volumesnapshotcontents").withNamespaced(false).build();
+
     /** The cluster's state as the plan needs it, read now. */
     static ClusterState read(KubernetesClient client) {
         return new ClusterState(client.resources(LoopVolume.class).list().getItems(), client.resources(LoopPoolNode.class).list().getItems(),
@@ -128,7 +137,7 @@ public final class Evacuate {
                 client.nodes().list().getItems(), optional(() -> client.resources(StoragePool.class).list().getItems()),
                 optional(() -> client.resources(LoopSnapshot.class).list().getItems()),
                 optional(() -> client.resources(LoopGroupSnapshot.class).list().getItems()),
-                optional(() -> client.genericKubernetesResources("snapshot.storage.k8s.io/v1", "VolumeSnapshotContent").list().getItems()),
+                optional(() -> client.genericKubernetesResources(SNAPSHOT_CONTENTS).list().getItems()),
                 Instant.now());
     }
 

@@ -25,8 +25,9 @@ public class PoolTransfer {
     @Pattern(StoragePoolSpec.QUANTITY)
     private String bandwidthPerNode;
 
-    @JsonPropertyDescription("How many transfers each node serves at once, 1 to 16; default 2. One more is refused (RESOURCE_EXHAUSTED) and"
-            + " its destination node tries again later.")
+    @JsonPropertyDescription("How many transfers each node serves at once, and fetches at once, 1 to 16; default 2. One more served is"
+            + " refused (RESOURCE_EXHAUSTED) and its destination node tries again later; one more fetched waits in the destination's queue"
+            + " (its LoopVolume's status.transfer phase Queued).")
     @Min(1)
     @Max(16)
     @Default("2")
