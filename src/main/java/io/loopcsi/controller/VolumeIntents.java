@@ -152,7 +152,7 @@ final class VolumeIntents {
     }
 
     /** The content source as the controller knows it: its node, ID, size, and mode and fsType when known. */
-    /** @param logicalBlockSize the source's sector size as its node published it; null when it did not (a group member, an older node) */
+    /** @param logicalBlockSize the source's sector size as its node published it; null when it did not (an older node) */
     record Source(String node, String id, long sizeBytes, VolumeMode mode, String fsType, Integer logicalBlockSize) {
     }
 
@@ -245,7 +245,8 @@ final class VolumeIntents {
                         .orElseThrow(() -> EngineException.notFound("source snapshot " + sid + " does not exist"));
                 LoopVolume of = informers.cachedVolume(m.member().getSourceVolumeId());
                 return new Source(m.group().getSpec().getNode(), sid, m.member().getSizeBytes() == null ? 0 : m.member().getSizeBytes(),
-                        of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType(), null);
+                        of == null ? null : of.getSpec().getMode(), of == null ? null : of.getSpec().getFsType(),
+                        m.member().getLogicalBlockSize());
             }
             LoopVolume of = informers.cachedVolume(s.getSpec().getSourceVolumeId());
             return new Source(s.getSpec().getNode(), sid, s.getStatus().getSizeBytes() == null ? 0 : s.getStatus().getSizeBytes(),

@@ -24,8 +24,15 @@ public class LoopGroupSnapshotStatus extends HandoffStatus {
         private String snapshotId;
         private String sourceVolumeId;
         private Long sizeBytes = 0L;
+        @JsonPropertyDescription("The sector size of the member's source volume (512 or 4096): a restore, on any node, gets the same.")
+        private Integer logicalBlockSize;
 
         public Member() {
+        }
+
+        public Member(String snapshotId, String sourceVolumeId, long sizeBytes, Integer logicalBlockSize) {
+            this(snapshotId, sourceVolumeId, sizeBytes);
+            this.logicalBlockSize = logicalBlockSize;
         }
 
         public Member(String snapshotId, String sourceVolumeId, long sizeBytes) {
@@ -56,6 +63,14 @@ public class LoopGroupSnapshotStatus extends HandoffStatus {
 
         public void setSizeBytes(Long sizeBytes) {
             this.sizeBytes = sizeBytes;
+        }
+
+        public Integer getLogicalBlockSize() {
+            return logicalBlockSize;
+        }
+
+        public void setLogicalBlockSize(Integer logicalBlockSize) {
+            this.logicalBlockSize = logicalBlockSize;
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.function.Function;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.loopcsi.engine.GroupSnapshotMeta;
 import io.loopcsi.engine.Ids;
+import io.loopcsi.engine.SectorSizes;
 import io.loopcsi.engine.SnapshotMeta;
 import io.loopcsi.engine.VolumeProvider;
 import io.loopcsi.handoff.Codes;
@@ -54,7 +55,7 @@ final class GroupSnapshotHandler extends HandoffHandler<LoopGroupSnapshot, LoopG
     @Override
     protected LoopGroupSnapshotStatus carryOut(LoopGroupSnapshot g, String id, Optional<GroupSnapshotMeta> onDisk) {
         GroupSnapshotMeta m = engine.createGroupSnapshot(g.getSpec().getName(), g.getSpec().getSourceVolumeIds());
-        return ready(g, m, memberSizes(m), engine.nodeId());
+        return ready(g, m, members(m), engine.nodeId());
     }
 
     @Override
@@ -70,22 +71,32 @@ final class GroupSnapshotHandler extends HandoffHandler<LoopGroupSnapshot, LoopG
         return status(g, phase, code, message);
     }
 
-    /** Each member's size as the engine recorded it (0 for a member gone meanwhile). */
-    private List<Long> memberSizes(GroupSnapshotMeta m) {
-        List<Long> sizes = new ArrayList<>();
+    /**
+     * Each member's snapshot as the engine recorded it (empty for a member gone meanwhile): its size,
+     * and its sector size, which a restore on another node must keep (issue 35) and can only learn
+     * from this status, as a single snapshot's is published in its LoopSnapshot's.
+     */
+    private List<Optional<SnapshotMeta>> members(GroupSnapshotMeta m) {
+        List<Optional<SnapshotMeta>> metas = new ArrayList<>();
         for (String s : m.snapshotIds()) {
-            sizes.add(engine.snapshot(s).map(SnapshotMeta::sizeBytes).orElse(0L));
+            metas.add(engine.snapshot(s));
         }
-        return sizes;
+        return metas;
     }
 
-    /** The answer to a group made: its members (in the order of the sorted source volumes) and the instant it was cut. */
-    static LoopGroupSnapshotStatus ready(LoopGroupSnapshot g, GroupSnapshotMeta m, List<Long> sizes, String node) {
+    /**
+     * The answer to a group made: its members (in the order of the sorted source volumes, each with
+     * its size and sector size from {@code metas}, in the same order) and the instant it was cut.
+     */
+    static LoopGroupSnapshotStatus ready(LoopGroupSnapshot g, GroupSnapshotMeta m, List<Optional<SnapshotMeta>> metas, String node) {
         LoopGroupSnapshotStatus s = status(g, Phase.READY, Codes.OK, "group snapshot " + m.id() + " of " + m.sourceVolumeIds().size()
                 + " volumes is on node " + node);
         List<LoopGroupSnapshotStatus.Member> members = new ArrayList<>();
         for (int i = 0; i < m.snapshotIds().size(); i++) {
-            members.add(new LoopGroupSnapshotStatus.Member(m.snapshotIds().get(i), m.sourceVolumeIds().get(i), sizes.get(i)));
+            Optional<SnapshotMeta> meta = metas.get(i);
+            Integer sectors = meta.map(SnapshotMeta::logicalBlockSize).filter(SectorSizes::valid).orElse(null);
+            members.add(new LoopGroupSnapshotStatus.Member(m.snapshotIds().get(i), m.sourceVolumeIds().get(i),
+                    meta.map(SnapshotMeta::sizeBytes).orElse(0L), sectors));
         }
         s.setMembers(members);
         s.setReadyToUse(true);

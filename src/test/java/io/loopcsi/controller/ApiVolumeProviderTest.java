@@ -536,7 +536,8 @@ class ApiVolumeProviderTest {
         s.setReadyToUse(true);
         s.setCreationTime(Instant.now().toString());
         s.setObservedGeneration(g.getMetadata().getGeneration());
-        s.setMembers(List.of(new LoopGroupSnapshotStatus.Member(members.get(0), g.getSpec().getSourceVolumeIds().get(0), GI),
+        // the first member's volume has 4 KiB sectors, as its node publishes
+        s.setMembers(List.of(new LoopGroupSnapshotStatus.Member(members.get(0), g.getSpec().getSourceVolumeIds().get(0), GI, 4096),
                 new LoopGroupSnapshotStatus.Member(members.get(1), g.getSpec().getSourceVolumeIds().get(1), GI)));
         g.setStatus(s);
         client.resources(LoopGroupSnapshot.class).withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), g);
@@ -561,6 +562,28 @@ class ApiVolumeProviderTest {
         assertEquals("node-a", r.getSpec().getNode());
         answerReady(r, GI);
         restore.get(10, TimeUnit.SECONDS);
+        // on another node, a member is restored by a transfer that carries the member's sector size,
+        // so that a 4K-sector member does not come back with 512-byte sectors (issue 35)
+        transferEndpoint("node-a", "10.0.0.1:7443");
+        transferEndpoint("node-b", "10.0.0.2:7443");
+        CompletableFuture<VolumeMeta> remote = CompletableFuture.supplyAsync(() -> provider.createVolume(new CreateRequest("pvc-rb", GI, 0,
+                VolumeMode.FILESYSTEM, "xfs", members.get(0), null, Map.of()), on("node-b")));
+        String rb = HandoffNames.object(POOL, Ids.volumeIdFor("pvc-rb"));
+        LoopVolume rbObject = awaitObject(rb);
+        assertEquals("node-b", rbObject.getSpec().getNode());
+        LoopTransfer t = await(() -> client.resources(LoopTransfer.class).withName(rb).get());
+        assertEquals(members.get(0), t.getSpec().getSource());
+        assertEquals(4096, t.getSpec().getLogicalBlockSize(), "the member's sector size, for the destination's loop device");
+        // the group is held while the transfer reads its member
+        e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
+            provider.deleteGroupSnapshot(meta.id(), members);
+            return null;
+        }));
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("is being read by transfer"), e.getStatus().getDescription());
+        answerReady(rbObject, GI);
+        remote.get(10, TimeUnit.SECONDS);
+        await(() -> client.resources(LoopTransfer.class).withName(rb).get() == null ? true : null);
 
         e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
             provider.deleteGroupSnapshot(meta.id(), List.of(members.get(0)));
