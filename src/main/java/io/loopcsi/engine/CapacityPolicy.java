@@ -43,7 +43,7 @@ public record CapacityPolicy(long capacityBytes, long hostReserveBytes, double t
      *
      * @param thinBytes sizes of the thin volumes
      * @param thickBytes sizes of the thick volumes
-     * @param snapshotBytes sizes of the snapshots (full copies: charged in full)
+     * @param snapshotBytes sizes of the snapshots and of the transfers' copies of volumes (full copies: charged in full)
      * @param inFlightBytes sizes of the creates and expansions admitted but not committed yet
      * @param inFlightCharged what those are charged against the cap
      * @param hostFreeBytes free space of the host filesystem under the pool

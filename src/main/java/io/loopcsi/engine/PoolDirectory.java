@@ -210,6 +210,28 @@ public class PoolDirectory {
         return ids;
     }
 
+    /**
+     * Sum of the sizes of the transfers' copies on disk ({@link #transferCopyImage}, committed ones:
+     * one in the making is an in-flight reservation of {@link VolumeEngine}). A directory listing,
+     * usually of nothing: the copies last only while their transfers do.
+     */
+    public long transferCopyBytes() {
+        if (!Files.isDirectory(transfersDir())) {
+            return 0;
+        }
+        long sum = 0;
+        try (var files = Files.newDirectoryStream(transfersDir(), "*" + TRANSFER_COPY)) {
+            for (Path f : files) {
+                sum += Files.size(f);
+            }
+        } catch (java.nio.file.NoSuchFileException e) {
+            return sum; // dropped meanwhile
+        } catch (IOException e) {
+            throw EngineException.internal("cannot list " + transfersDir() + ": " + e.getMessage(), e);
+        }
+        return sum;
+    }
+
     /** Removes a transfer's copy and what a copy cut short left; false when there was none. */
     public boolean deleteTransferCopy(String transferId) throws IOException {
         Path image = transferCopyImage(transferId);

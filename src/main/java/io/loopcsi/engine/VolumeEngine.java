@@ -690,8 +690,13 @@ public class VolumeEngine implements VolumeProvider {
         } catch (IOException e) {
             throw EngineException.internal("cannot stat the pool's filesystem: " + e.getMessage(), e);
         }
-        return policy.evaluate(new CapacityPolicy.Usage(thin, thickBytes, pool.snapshotBytes(), inFlight, inFlightCharged(),
+        return policy.evaluate(new CapacityPolicy.Usage(thin, thickBytes, copiesBytes(), inFlight, inFlightCharged(),
                 hostFree, promised, hostSize));
+    }
+
+    /** What the pool's full copies hold: its snapshots, and the transfers' copies while they last ({@link #transferCopy}). */
+    private long copiesBytes() {
+        return pool.snapshotBytes() + pool.transferCopyBytes();
     }
 
     private long inFlightBytes() {
@@ -757,7 +762,7 @@ public class VolumeEngine implements VolumeProvider {
     private void reserve(String id, InFlight req, boolean thickCharge) {
         synchronized (admission) {
             long volumeBytes = pool.volumeBytes();
-            long capRoomAtLeast = policy.capacityBytes() - volumeBytes - pool.snapshotBytes() - inFlightCharged();
+            long capRoomAtLeast = policy.capacityBytes() - volumeBytes - copiesBytes() - inFlightCharged();
             long hostRoomAtLeast = hostFreeBytes() - policy.hostReserveBytes() - volumeBytes - inFlightBytes();
             if (req.charged() <= capRoomAtLeast && req.bytes() <= hostRoomAtLeast) {
                 reserved.merge(id, req, InFlight::plus);
@@ -792,8 +797,10 @@ public class VolumeEngine implements VolumeProvider {
      * until {@link #dropTransferCopy} (its LoopTransfer is gone), so a transfer resumed after
      * either side's restart reads the same content. Idempotent: the copy made first is the one.
      *
-     * <p>Not charged to the pool's capacity: it is transient, and the host's free space (which
-     * admission also checks) counts it while it exists.
+     * <p>Charged as a snapshot is, being one while it lasts: in full against the pool's cap and the
+     * host's room, admitted before it is made (RESOURCE_EXHAUSTED when it does not fit, nothing
+     * written), so that a copy never takes host space promised to the pool's thin volumes, whose
+     * writes would then fail inside their filesystems.
      */
     public Path transferCopy(String volumeId, String transferId) {
         Path image = pool.transferCopyImage(transferId);
@@ -806,12 +813,18 @@ public class VolumeEngine implements VolumeProvider {
             }
             VolumeMeta v = pool.readVolume(volumeId)
                     .orElseThrow(() -> EngineException.notFound("source volume " + volumeId + " does not exist"));
-            Files.createDirectories(image.getParent());
-            Path tmp = PoolDirectory.tempOf(image);
-            Files.deleteIfExists(tmp);
-            Path source = pool.volumeImage(volumeId);
-            quiesced(source, () -> copyImage(source, tmp, v.capacityBytes(), false));
-            PoolDirectory.rename(tmp, image);
+            String charge = "transfer-copy/" + transferId; // not an ID of the pool: no clash in the reservations
+            reserve(charge, v.capacityBytes(), true);
+            try {
+                Files.createDirectories(image.getParent());
+                Path tmp = PoolDirectory.tempOf(image);
+                Files.deleteIfExists(tmp);
+                Path source = pool.volumeImage(volumeId);
+                quiesced(source, () -> copyImage(source, tmp, v.capacityBytes(), false));
+                PoolDirectory.rename(tmp, image);
+            } finally {
+                reserved.remove(charge); // from here the committed copy counts itself (copiesBytes)
+            }
             LOG.infof("transfer %s reads a copy of volume %s made at %s", transferId, volumeId, java.time.Instant.now());
             return image;
         } catch (IOException e) {

@@ -345,6 +345,38 @@ class NodeVolumesTest extends KernelTestDirs {
         assertThrows(EngineException.class, () -> rig.engine.transferCopy(src.id(), "../volumes/x"));
     }
 
+    /**
+     * Issue 35: a transfer's copy is a full copy while it lasts, charged as a snapshot is, so that it
+     * never takes room promised to the pool's volumes; one that does not fit is refused before
+     * anything is written.
+     */
+    @Test
+    void aTransfersCopyIsChargedAsASnapshotWhileItLasts() throws Exception {
+        Rig small = new Rig(dir.resolve("small-pool"), 700 * MIB);
+        VolumeMeta src = small.block("pvc-src", 300 * MIB);
+        assertEquals(400 * MIB, small.engine.capacity().available(true));
+
+        small.engine.transferCopy(src.id(), "vol-transfer-1");
+        assertEquals(100 * MIB, small.engine.capacity().available(true), "the copy is charged its full size");
+        EngineException e = Rig.expect(EngineException.Kind.RESOURCE_EXHAUSTED,
+                () -> small.engine.transferCopy(src.id(), "vol-transfer-2"));
+        assertTrue(e.getMessage().contains("not enough space on node node-1"), e.getMessage());
+        assertEquals(java.util.Set.of("vol-transfer-1"), small.engine.transferCopies(), "nothing written for the refused copy");
+        assertEquals(List.of("vol-transfer-1.source.img"), fileNames(small.pool.transfersDir()));
+        Rig.expect(EngineException.Kind.RESOURCE_EXHAUSTED, () -> small.block("pvc-too-big", 200 * MIB));
+
+        small.engine.dropTransferCopy("vol-transfer-1");
+        assertEquals(400 * MIB, small.engine.capacity().available(true), "the charge ends with the copy");
+        small.engine.transferCopy(src.id(), "vol-transfer-2");
+        small.engine.dropTransferCopy("vol-transfer-2");
+    }
+
+    private static List<String> fileNames(Path d) throws IOException {
+        try (var files = Files.list(d)) {
+            return files.map(f -> f.getFileName().toString()).sorted().toList();
+        }
+    }
+
     @Test
     void ext4VolumesWorkToo() throws Exception {
         VolumeMeta v = rig.fs("pvc-ext4", "ext4", 64 * MIB);
