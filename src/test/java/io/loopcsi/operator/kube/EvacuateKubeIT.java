@@ -167,6 +167,27 @@ class EvacuateKubeIT {
         assertTrue(r.out().contains("6 volume(s) on node node-ev-a: 6 to move (1 once their pods stop), 0 cannot move"), r.out());
         assertEquals(before, objectVersions(), "a dry run changes no PV, claim or LoopVolume");
         assertTrue(admin.resources(LoopVolume.class).withLabel("loopcsi.io/node", "node-ev-b").list().getItems().isEmpty());
+
+        // the only other node cordoned: no claim can go there (the workload could not follow it),
+        // each is named with the reason, and nothing changes (TargetRules, read from the real Node)
+        admin.nodes().withName("node-ev-b").edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            return n;
+        });
+        try {
+            Launcher.Result cordoned = Launcher.run("evacuate", "--node", "node-ev-a");
+            assertEquals(0, cordoned.exit(), cordoned.out());
+            String line = line(cordoned.out(), APPS + "/data-1 ");
+            assertTrue(line.contains("cannot move: no other node of pool") , cordoned.out());
+            assertTrue(cordoned.out().contains("node-ev-b: cordoned"), cordoned.out());
+            assertTrue(cordoned.out().contains("6 volume(s) on node node-ev-a: 0 to move"), cordoned.out());
+        } finally {
+            admin.nodes().withName("node-ev-b").edit(n -> {
+                n.getSpec().setUnschedulable(null);
+                return n;
+            });
+        }
+        assertEquals(before, objectVersions(), "a dry run changes no PV, claim or LoopVolume");
     }
 
     /**
