@@ -79,7 +79,7 @@ native: $(NATIVE_EXE)
 $(NATIVE_EXE): $(SOURCES)
 	@if command -v native-image >/dev/null || docker info >/dev/null 2>&1 || podman info >/dev/null 2>&1; then \
 	  extra=; if native-image --version 2>/dev/null | grep -Eq '(GraalVM|Mandrel)[^0-9]*(2[5-9]|[3-9][0-9])\.'; then \
-	    extra="-Dquarkus.native.additional-build-args=$$(echo '$(NATIVE_RELATIVE_CODE)' | tr ' ' ,)"; fi; \
+	    extra="-Dquarkus.native.additional-build-args-append=$$(echo '$(NATIVE_RELATIVE_CODE)' | tr ' ' ,)"; fi; \
 	  set -x; $(MVN) package -DskipTests -Dnative $$extra && rm -rf target/native && mkdir -p target/native \
 	    && cp target/loopcsi-$(VERSION)-runner $@; \
 	elif [ -f "$(NATIVE_CHECK)" ]; then set -x; \
