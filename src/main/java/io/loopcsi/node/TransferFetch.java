@@ -45,7 +45,7 @@ import io.loopcsi.transfer.tls.NodeKeys;
  * source node's address and certificate from its LoopPoolNode, the size from the LoopTransfer the
  * controller wrote, then {@link TransferClient} into the new volume's temporary image. A cut
  * (UNAVAILABLE, or CANCELLED by the source: it stops, e.g. for its restart) is tried again from the
- * last checkpoint after a pause of 1 s doubling, for up to {@link #CUT_WAIT} (the source's restart
+ * last checkpoint after a pause of 1 s doubling to {@link #CUT_PAUSE}, for up to {@link #CUT_WAIT} (the source's restart
  * and the publication of its new certificate); a busy
  * source (RESOURCE_EXHAUSTED: it serves its most transfers at once) is asked again after a pause,
  * for up to {@link #BUSY_WAIT}; every
@@ -69,6 +69,12 @@ final class TransferFetch {
      */
     static final Duration CUT_WAIT = Duration.ofMinutes(2);
     /**
+     * The longest pause between the questions to a source that cut the transfer: a restarted source
+     * is back in seconds, and asking it costs a connection attempt, so the fetch goes on within
+     * this much of its return.
+     */
+    static final Duration CUT_PAUSE = Duration.ofSeconds(8);
+    /**
      * How long a destination keeps asking a source that serves its most transfers at once
      * (RESOURCE_EXHAUSTED) before the volume fails with it: long enough for a few transfers of
      * GiB ahead of it to end, short enough that a stuck source is seen. The wait holds one of the
@@ -83,15 +89,24 @@ final class TransferFetch {
     /** A waiting fetch not asked for again for this long (its volume deleted) leaves the queue. */
     static final Duration FORGET_WAITING = Duration.ofSeconds(30);
 
-    /** Pauses of 1 s doubling up to 30 s, and the sum of those taken. */
+    /** Pauses of 1 s doubling up to a longest one (30 s unless said), and the sum of those taken. */
     static final class Backoff {
+        private final long longest;
         private long pause = TimeUnit.SECONDS.toNanos(1);
         private long waited;
+
+        Backoff() {
+            this(Duration.ofSeconds(30));
+        }
+
+        Backoff(Duration longest) {
+            this.longest = longest.toNanos();
+        }
 
         long next() {
             long p = pause;
             waited += p;
-            pause = Math.min(pause * 2, TimeUnit.SECONDS.toNanos(30));
+            pause = Math.min(pause * 2, longest);
             return p;
         }
 
@@ -284,7 +299,7 @@ final class TransferFetch {
         String source = spec.getSourceSnapshotId() != null ? spec.getSourceSnapshotId() : spec.getSourceVolumeId();
         String from = spec.getSourceNode();
         Backoff busy = new Backoff();
-        Backoff cuts = new Backoff();
+        Backoff cuts = new Backoff(CUT_PAUSE);
         try {
             while (true) {
                 if (Thread.currentThread().isInterrupted()) {
