@@ -184,6 +184,15 @@ public class PoolDirectory {
     }
 
     /**
+     * A destination's progress of the transfer into volume {@code volumeId} (the transfer ID is the
+     * destination volume's ID): {@code transfers/<ID>.json}, written by transfer.TransferState. While
+     * it exists, the volume's temporary image is a fetch to go on with, not a leftover ({@link VolumeEngine#recover}).
+     */
+    public static Path transferProgress(Path root, String volumeId) {
+        return root.resolve("transfers").resolve(volumeId + ".json");
+    }
+
+    /**
      * The point-in-time copy of a volume that transfer {@code transferId} reads on its source node
      * ({@link VolumeEngine#transferCopy}). A transfer ID is a volume ID (the destination's), or at
      * least a plain file name.

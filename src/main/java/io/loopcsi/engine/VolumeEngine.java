@@ -79,7 +79,10 @@ public class VolumeEngine implements VolumeProvider {
                     String f = p.getFileName().toString();
                     boolean leftover;
                     if (f.endsWith(PoolDirectory.TMP)) {
-                        leftover = true;
+                        // a volume's image being fetched from another node is kept while its progress is (the fetch goes on)
+                        String base = f.substring(0, f.length() - PoolDirectory.TMP.length());
+                        leftover = !(dir.endsWith("volumes") && base.endsWith(PoolDirectory.IMG) && Files.exists(PoolDirectory.transferProgress(
+                                pool.root(), base.substring(0, base.length() - PoolDirectory.IMG.length()))));
                     } else if (f.endsWith(PoolDirectory.IMG)) {
                         String base = f.substring(0, f.length() - PoolDirectory.IMG.length());
                         leftover = !Files.exists(dir.resolve(base + PoolDirectory.META)) && loops.find(p).isEmpty();
@@ -188,7 +191,11 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
-    /** Fills a new image with the source's content (a transfer from the source's node); the image is made by it, of the source's size. */
+    /**
+     * Fills a new image with the source's content (a transfer from the source's node); the image is
+     * made by it, of the source's size. ABORTED: cut short as this node stops, to be gone on with
+     * (the image is kept, with the fill's progress in {@link PoolDirectory#transferProgress}).
+     */
     @FunctionalInterface
     public interface ImageFill {
         void into(Path image, long sourceBytes);
@@ -240,11 +247,16 @@ public class VolumeEngine implements VolumeProvider {
             } catch (IOException e) {
                 deleteQuietly(tmp);
                 throw EngineException.internal("cannot create image for " + id + ": " + e.getMessage(), e);
+            } catch (EngineException e) {
+                if (e.kind() != EngineException.Kind.ABORTED) {
+                    deleteQuietly(tmp);
+                }
+                throw e;
             } catch (RuntimeException e) {
                 deleteQuietly(tmp);
                 throw e;
             } finally {
-                reserved.remove(id);
+                reserved.remove(id); // a fill to be gone on with reserves again when it does
             }
         }
     }
@@ -300,6 +312,11 @@ public class VolumeEngine implements VolumeProvider {
             });
             boolean existed = pool.readVolume(volumeId).isPresent();
             pool.deleteVolume(volumeId, () -> failPoints.reach("delete.metadata-removed"));
+            try {
+                Files.deleteIfExists(PoolDirectory.transferProgress(pool.root(), volumeId)); // a fetch cut short that is not gone on with
+            } catch (IOException e) {
+                throw EngineException.internal("cannot delete the transfer progress of volume " + volumeId + ": " + e.getMessage(), e);
+            }
             if (existed) {
                 LOG.infof("deleted volume %s", volumeId);
             }

@@ -44,7 +44,9 @@ import io.loopcsi.transfer.tls.NodeKeys;
  * The destination's side of a cross-node restore or clone (docs/architecture.md, "Transfer"): the
  * source node's address and certificate from its LoopPoolNode, the size from the LoopTransfer the
  * controller wrote, then {@link TransferClient} into the new volume's temporary image. A cut
- * (UNAVAILABLE) is tried again from the last checkpoint, {@link #ATTEMPTS} times in all; a busy
+ * (UNAVAILABLE, or CANCELLED by the source: it stops, e.g. for its restart) is tried again from the
+ * last checkpoint after a pause of 1 s doubling to {@link #CUT_PAUSE}, for up to {@link #CUT_WAIT} (the source's restart
+ * and the publication of its new certificate); a busy
  * source (RESOURCE_EXHAUSTED: it serves its most transfers at once) is asked again after a pause,
  * for up to {@link #BUSY_WAIT}; every
  * failure is an {@link EngineException} naming the source node and the reason, after which the
@@ -59,7 +61,19 @@ import io.loopcsi.transfer.tls.NodeKeys;
 final class TransferFetch {
 
     private static final Logger LOG = Logger.getLogger(TransferFetch.class);
-    static final int ATTEMPTS = 3;
+    /**
+     * How long a destination keeps asking a source that cut the transfer (UNAVAILABLE: unreachable,
+     * its certificate not the published one; CANCELLED: it stopped), pausing 1 s doubling to 30 s:
+     * enough for a node pod's restart (a JVM's start, then its new certificate published), short
+     * enough that a source gone for good fails the volume within minutes.
+     */
+    static final Duration CUT_WAIT = Duration.ofMinutes(2);
+    /**
+     * The longest pause between the questions to a source that cut the transfer: a restarted source
+     * is back in seconds, and asking it costs a connection attempt, so the fetch goes on within
+     * this much of its return.
+     */
+    static final Duration CUT_PAUSE = Duration.ofSeconds(8);
     /**
      * How long a destination keeps asking a source that serves its most transfers at once
      * (RESOURCE_EXHAUSTED) before the volume fails with it: long enough for a few transfers of
@@ -75,15 +89,24 @@ final class TransferFetch {
     /** A waiting fetch not asked for again for this long (its volume deleted) leaves the queue. */
     static final Duration FORGET_WAITING = Duration.ofSeconds(30);
 
-    /** Pauses of 1 s doubling up to 30 s, and the sum of those taken. */
+    /** Pauses of 1 s doubling up to a longest one (30 s unless said), and the sum of those taken. */
     static final class Backoff {
+        private final long longest;
         private long pause = TimeUnit.SECONDS.toNanos(1);
         private long waited;
+
+        Backoff() {
+            this(Duration.ofSeconds(30));
+        }
+
+        Backoff(Duration longest) {
+            this.longest = longest.toNanos();
+        }
 
         long next() {
             long p = pause;
             waited += p;
-            pause = Math.min(pause * 2, TimeUnit.SECONDS.toNanos(30));
+            pause = Math.min(pause * 2, longest);
             return p;
         }
 
@@ -92,13 +115,28 @@ final class TransferFetch {
         }
     }
 
-    private static void sleep(long nanos) {
+    private static void sleep(long nanos, String transferId) {
         try {
             TimeUnit.NANOSECONDS.sleep(nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EngineException(EngineException.Kind.INTERNAL, "interrupted while waiting for a busy source node", e);
+            throw stopping(transferId);
         }
+    }
+
+    /**
+     * This node stops (its work threads are interrupted): the fetch is not failed, its progress and
+     * the temporary image are kept (ABORTED: VolumeEngine.createVolumeFrom keeps the image, the
+     * handler writes no failure), and the node goes on from the checkpoint when it is back.
+     */
+    static EngineException stopping(String transferId) {
+        return new EngineException(EngineException.Kind.ABORTED, "transfer " + transferId
+                + " stopped as this node stops; it goes on from its last checkpoint when the node is back");
+    }
+
+    /** Whether the source cut the transfer, so that asking again may go on: it is unreachable or it stopped. */
+    static boolean cut(Status.Code code) {
+        return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED;
     }
 
     private final KubernetesClient client;
@@ -192,15 +230,24 @@ final class TransferFetch {
         try {
             fetch(spec, image, sourceBytes, volume, progress);
             ends.put(spec.getTransferId(), progress.status(TransferProgress.DONE, null));
+        } catch (EngineException e) {
+            if (e.kind() != EngineException.Kind.ABORTED) {
+                failed(spec, progress, e);
+            }
+            throw e;
         } catch (RuntimeException e) {
-            String reason = reason(e);
-            observer.failed(reason);
-            ends.put(spec.getTransferId(), progress.status(TransferProgress.FAILED, reason + ": " + e.getMessage()));
+            failed(spec, progress, e);
             throw e;
         } finally {
             observer.ended(TransferObserver.Direction.RECEIVE);
             observer.fetched(System.nanoTime() - start);
         }
+    }
+
+    private void failed(LoopVolumeSpec spec, FetchProgress progress, RuntimeException e) {
+        String reason = reason(e);
+        observer.failed(reason);
+        ends.put(spec.getTransferId(), progress.status(TransferProgress.FAILED, reason + ": " + e.getMessage()));
     }
 
     /**
@@ -252,8 +299,12 @@ final class TransferFetch {
         String source = spec.getSourceSnapshotId() != null ? spec.getSourceSnapshotId() : spec.getSourceVolumeId();
         String from = spec.getSourceNode();
         Backoff busy = new Backoff();
+        Backoff cuts = new Backoff(CUT_PAUSE);
         try {
-            for (int attempt = 1;; attempt++) {
+            while (true) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw stopping(spec.getTransferId());
+                }
                 LoopPoolNode n = client.resources(LoopPoolNode.class).withName(HandoffNames.poolNode(pool, from)).get();
                 String address = n == null || n.getStatus() == null ? null : n.getStatus().getTransferAddress();
                 String pin = n == null || n.getStatus() == null ? null : n.getStatus().getTransferCertificateSha256();
@@ -269,26 +320,41 @@ final class TransferFetch {
                             from, r.bytesReceived(), r.fromChunk(), r.digest());
                     return;
                 } catch (StatusRuntimeException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw stopping(spec.getTransferId()); // this node's own cancel of the call, not the source's
+                    }
                     if (e.getStatus().getCode() == Status.Code.RESOURCE_EXHAUSTED && busy.waited() < BUSY_WAIT.toNanos()) {
                         long pause = busy.next();
                         LOG.infof("transfer %s: node %s is busy (%s); trying again in %d s", spec.getTransferId(), from,
                                 e.getStatus().getDescription(), TimeUnit.NANOSECONDS.toSeconds(pause));
-                        attempt--; // a busy source is no failed attempt
-                        sleep(pause);
+                        sleep(pause, spec.getTransferId());
                         continue;
                     }
-                    if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt >= ATTEMPTS) {
+                    if (!cut(e.getStatus().getCode()) || cuts.waited() >= CUT_WAIT.toNanos()) {
                         throw engineError(e.getStatus().getCode(), from, e.getStatus().getDescription());
                     }
-                    LOG.infof("transfer %s: node %s cut the transfer (%s); going on from the last checkpoint (attempt %d of %d)",
-                            spec.getTransferId(), from, e.getStatus(), attempt + 1, ATTEMPTS);
+                    long pause = cuts.next();
+                    LOG.infof("transfer %s: node %s cut the transfer (%s); going on from the last checkpoint in %d s", spec.getTransferId(),
+                            from, e.getStatus(), TimeUnit.NANOSECONDS.toSeconds(pause));
+                    sleep(pause, spec.getTransferId());
                 }
             }
         } catch (TransferException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw stopping(spec.getTransferId()); // e.g. a write refused on the interrupted thread: the progress stays
+            }
             forget(spec.getTransferId());
             throw new EngineException(e.kind() == TransferException.Kind.DENIED ? EngineException.Kind.FAILED_PRECONDITION
                     : EngineException.Kind.INTERNAL, "transfer " + spec.getTransferId() + " from node " + from + ": " + e.getMessage(), e);
+        } catch (EngineException e) {
+            if (e.kind() != EngineException.Kind.ABORTED) {
+                forget(spec.getTransferId());
+            }
+            throw e;
         } catch (RuntimeException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw stopping(spec.getTransferId());
+            }
             forget(spec.getTransferId());
             throw e;
         }

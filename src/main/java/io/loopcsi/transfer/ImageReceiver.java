@@ -163,7 +163,15 @@ public final class ImageReceiver implements AutoCloseable {
     /** Syncs the image's data, then records the chunks done: what a cut transfer resumes from. */
     public void checkpoint() {
         try {
-            channel.force(false);
+            if (channel.isOpen()) {
+                channel.force(false);
+            } else {
+                // closed by an interrupt of the thread that wrote (its node stops): what it wrote is in the page
+                // cache, and an fsync through any descriptor of the file writes it out
+                try (FileChannel again = FileChannel.open(image, StandardOpenOption.WRITE)) {
+                    again.force(false);
+                }
+            }
         } catch (IOException e) {
             throw TransferException.state("cannot sync " + image + ": " + e.getMessage(), e);
         }

@@ -47,7 +47,7 @@ public final class TransferState {
     }
 
     static Path fileOf(Path dataDir, String transferId) {
-        return dataDir.resolve(DIR).resolve(transferId + ".json");
+        return PoolDirectory.transferProgress(dataDir, transferId);
     }
 
     /**

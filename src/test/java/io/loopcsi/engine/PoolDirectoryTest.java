@@ -179,4 +179,41 @@ class PoolDirectoryTest extends KernelTestDirs {
         assertEquals(1, rig.engine.recover().size());
         assertFalse(Files.exists(image));
     }
+
+    /**
+     * A restore from another node cut short as its node stopped (issue 35: "a transfer cut by either
+     * side's restart goes on from where it stopped"): the fill ends ABORTED, the temporary image and
+     * the fetch's progress stay, nothing is counted, and the start-up scan keeps them for the fetch
+     * to go on with; a temporary image without progress is still a leftover. Deleting the volume
+     * (given up) removes both.
+     */
+    @Test
+    void aFetchCutShortByItsNodesStopIsKeptToGoOnWithUntilTheVolumeIsDeleted() throws Exception {
+        long allocated = rig.engine.capacity().allocatedBytes();
+        CreateRequest req = new CreateRequest("moved", 4 * MIB, 0, VolumeMode.BLOCK, "", Ids.snapshotIdFor("elsewhere"), null, Map.of());
+        String id = Ids.volumeIdFor("moved");
+        Path progress = PoolDirectory.transferProgress(pool.root(), id);
+        Rig.expect(EngineException.Kind.ABORTED, () -> rig.engine.createVolumeFrom(req, new VolumeEngine.RemoteSource("x", null, null, 4 * MIB, 0),
+                (image, bytes) -> {
+                    try {
+                        PoolDirectory.createSparse(image, bytes);
+                        Files.createDirectories(progress.getParent());
+                        Files.writeString(progress, "{}");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    throw new EngineException(EngineException.Kind.ABORTED, "the node stops");
+                }));
+        assertEquals(List.of(id + ".img.tmp"), files("volumes"), "the image being fetched stays");
+        assertEquals(allocated, rig.engine.capacity().allocatedBytes(), "nothing counted while the fetch does not run");
+        PoolDirectory.createSparse(pool.root().resolve("volumes").resolve(Ids.volumeIdFor("other") + ".img.tmp"), MIB);
+
+        List<String> done = rig.engine.recover();
+
+        assertEquals(1, done.size(), String.join("\n", done));
+        assertEquals(List.of(id + ".img.tmp"), files("volumes"), "the fetch's image is kept for it to go on; the leftover without progress goes");
+        rig.engine.deleteVolume(id);
+        assertEquals(List.of(), files("volumes"));
+        assertFalse(Files.exists(progress), "the progress of a fetch given up goes with its volume");
+    }
 }

@@ -214,6 +214,44 @@ class TransferCoreTest {
         assertEquals(0, RUN.exec("cmp", src.toString(), dst.toString()).exitCode());
     }
 
+    /**
+     * A node that stops interrupts the thread that fetches, and a FileChannel used on an
+     * interrupted thread closes itself: the checkpoint taken then (TransferClient's, with the
+     * interrupt cleared) still syncs the image and records the chunks written, so the node goes on
+     * from there after its restart, not from 0.
+     */
+    @Test
+    void aCheckpointAfterTheWritersInterruptClosedTheImageStillRecordsTheChunksWritten() throws Exception {
+        Path src = image(dir.resolve("src.img"), 40L * MIB);
+        Path data = Files.createDirectories(dir.resolve("dst"));
+        Path dst = data.resolve("dst.img");
+        try (ImageSource s = ImageSource.plan("t4", "vol-1", src, RANGES.of(src), CHUNK)) {
+            TransferPlan plan = s.plan();
+            long written = plan.chunks() / 2;
+            while (s.read(written).dataBytes() == 0) {
+                written++; // the chunk cut must carry data: a hole is no write
+            }
+            long cut = written;
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                copy(s, r, cut);
+                Chunk next = s.read(cut);
+                Thread.currentThread().interrupt(); // the node stops
+                assertThrows(TransferException.class, () -> r.accept(next), "the write on the interrupted thread closes the image");
+                assertTrue(Thread.interrupted());
+                r.checkpoint();
+            } finally {
+                Thread.interrupted();
+            }
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                assertEquals(cut, r.nextChunk(), "goes on after the chunks written before the stop");
+                r.verifyWritten(RANGES.of(dst));
+                copy(s, r, Long.MAX_VALUE);
+                r.finish();
+            }
+        }
+        assertEquals(0, RUN.exec("cmp", src.toString(), dst.toString()).exitCode());
+    }
+
     @Test
     void aResumedTransferVerifiesTheChunksWrittenBeforeTheCut() throws Exception {
         Path src = image(dir.resolve("src.img"), 8L * MIB);

@@ -109,10 +109,19 @@ public final class TransferClient implements AutoCloseable {
                 received = receive(receiver, plan, from, progress);
             }
         } catch (RuntimeException e) {
+            // what was written and checked is kept: the next attempt, or this node's after its restart, goes on from here.
+            // A node that stops interrupts its work threads, and a FileChannel used on an interrupted thread closes itself
+            // (ClosedByInterruptException): the checkpoint runs with the interrupt cleared, which is then set again.
+            boolean interrupted = Thread.interrupted();
             try {
-                receiver.checkpoint(); // what was written and checked is kept: the next attempt goes on from here
+                receiver.checkpoint();
+            } catch (RuntimeException c) {
+                e.addSuppressed(c);
             } finally {
                 receiver.close();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
             throw e;
         }
