@@ -149,7 +149,8 @@ final class TransferBench {
                         String.format("%.1f", Bench.median(jit)), "s");
                 long d0 = System.nanoTime();
                 ImageSource.digest(src, ranges.of(src), TransferPlan.DEFAULT_CHUNK);
-                bench.row(B, "  one SHA-256 content digest pass over the source (a transfer makes 2: the plan at the source, the chunks received)",
+                bench.row(B, "  the plan's content digest pass over the source alone (ImageSource.digest; its chunks hashed on up to 4 threads since"
+                        + " branch speed, " + Runtime.getRuntime().availableProcessors() + " processors here; a transfer hashes twice: this pass, the chunks received)",
                         mib / ((System.nanoTime() - d0) / 1e9), "MiB/s");
                 bench.row(B, "cp --sparse=always --reflink=never + fsync of the copy, same xfs" + n, mib / Bench.median(cpSecs), "MiB/s");
                 bench.row(B, "ratio transfer / cp (median of per-round ratios; goal >= 0.8)", Bench.median(ratio), "x");
