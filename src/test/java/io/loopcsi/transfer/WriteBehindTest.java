@@ -68,8 +68,10 @@ class WriteBehindTest {
         AtomicInteger failures = new AtomicInteger();
         CountDownLatch failed = new CountDownLatch(1);
         TransferException refused = TransferException.invalid("chunk 3 refused");
+        CountDownLatch fourQueued = new CountDownLatch(1);
         WriteBehind<Integer> w = new WriteBehind<>("t", 1, i -> {
             if (i == 3) {
+                await(fourQueued); // 4 waits in the queue when 3 fails: it must be dropped
                 throw refused;
             }
             seen.add(i);
@@ -78,8 +80,9 @@ class WriteBehindTest {
             failed.countDown();
         });
         for (int i = 0; i < 5; i++) {
-            w.put(i); // 4 may be queued before 3 fails: it is then dropped
+            w.put(i);
         }
+        fourQueued.countDown();
         assertTrue(failed.await(5, TimeUnit.SECONDS));
         assertSame(refused, assertThrows(TransferException.class, () -> w.put(5)));
         assertSame(refused, assertThrows(TransferException.class, w::finish));

@@ -167,7 +167,7 @@ public final class TransferClient implements AutoCloseable {
                 writer.put(Messages.fromWire(m));
                 expect++;
             }
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             // the chunks handed over before this are written first (the caller records them); a chunk the writer
             // refused came before this error (it cancelled the stream), so its failure is the one to report
             ctx.cancel(null);
