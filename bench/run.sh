@@ -2,7 +2,7 @@
 # `make bench`: compiles the harness (bench/src/main/java) against the packaged driver's class
 # path and runs every benchmark. Table on stdout, JSON in target/bench/results.json.
 # Sizes: BENCH_STARTS BENCH_CHURN BENCH_LIFECYCLE BENCH_VOLUMES BENCH_VOLUME_MIB BENCH_PAGE BENCH_IO_SECONDS BENCH_IO_MIB BENCH_IDLE_SECONDS,
-# BENCH_TRANSFER_MIB BENCH_TRANSFER_ROUNDS,
+# BENCH_TRANSFER_MIB BENCH_TRANSFER_ROUNDS BENCH_TRANSFER_WARM,
 # BENCH_ONLY=startup,churn,lifecycle,scale,io,idle (the default), transfer, evacuate, node and image (only when named: the
 # node-to-node transfer against cp --sparse=always, TransferBench.java; `loopcsi evacuate` of 5 volumes of 1 GiB
 # half full between two node processes on kube-testenv, EvacuationBenchKubeIT run by failsafe; the node

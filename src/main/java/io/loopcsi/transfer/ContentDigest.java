@@ -88,7 +88,7 @@ public final class ContentDigest {
         return d.digest();
     }
 
-    private static void zeros(MessageDigest d, long n) {
+    static void zeros(MessageDigest d, long n) {
         while (n > 0) {
             int k = (int) Math.min(n, ZEROS.length);
             d.update(ZEROS, 0, k);

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.loopcsi.operator.api.PoolRuntime;
 import io.loopcsi.operator.api.StoragePool;
 
 /**
@@ -113,9 +114,34 @@ public final class NodeDaemonSet {
                 .build();
     }
 
-    /** The node container's environment: its node's name, its memory limit, the transfer's settings (spec.transfer). */
-    private static List<EnvVar> env(StoragePool pool, String namespace) {
-        return concat(List.of(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"), Sidecars.memoryLimitEnv("loopcsi")), NodeTransfer.env(pool, namespace));
+    /**
+     * JAVA_OPTS of the node container when the pool runs the JVM (spec.runtime: jvm): full tiered
+     * compilation, C2 included, instead of the image's {@code -XX:TieredStopAtLevel=1}
+     * (src/main/docker/Dockerfile.jvm). Why: the node serves and fetches transfers (issue 35), whose
+     * every byte is hashed (SHA-256) and encrypted (TLS, AES-GCM), and only C2 has the JDK's
+     * SHA-256, AES and GHASH intrinsics; C1 alone transfers at ~7 MiB/s against ~150-250 MiB/s
+     * with them (docs/performance.md, "10 transfer"). The price is C2's compilations at start (CPU,
+     * not memory: the launcher bounds the code cache at 32 MiB and its budget of the regions
+     * besides the heap was measured with C2, `loopcsi` jvm_memory_opts). The image's class-data
+     * archive, recorded at C1 only, is mapped all the same: neither AppCDS (JDK 17) nor the AOT
+     * cache (JDK 25) depends on the compiler's level (tried on OpenJDK 17.0.15 with -Xshare:on and
+     * Temurin 25.0.3 with -XX:AOTMode=on, which refuse an archive they cannot map). The controller and doctor keep the image's C1:
+     * they move no data. A pool's own image is set this way too, and must honour JAVA_OPTS as
+     * ./loopcsi does.
+     */
+    static final String JVM_NODE_JAVA_OPTS = "-XX:TieredStopAtLevel=4";
+
+    /**
+     * The node container's environment: its node's name, its memory limit, the transfer's settings
+     * (spec.transfer), and under the JVM its compilers ({@link #JVM_NODE_JAVA_OPTS}).
+     */
+    static List<EnvVar> env(StoragePool pool, String namespace) {
+        List<EnvVar> env = concat(List.of(Sidecars.fieldEnv("NODE_NAME", "spec.nodeName"), Sidecars.memoryLimitEnv("loopcsi")),
+                NodeTransfer.env(pool, namespace));
+        if (pool.getSpec().getRuntime() == PoolRuntime.JVM) {
+            env = concat(env, List.of(new EnvVar("JAVA_OPTS", JVM_NODE_JAVA_OPTS, null)));
+        }
+        return env;
     }
 
     private static <T> List<T> concat(List<T> a, List<T> b) {

@@ -13,10 +13,12 @@ import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
+import io.loopcsi.transfer.Chunk;
 import io.loopcsi.transfer.ImageReceiver;
 import io.loopcsi.transfer.RangeList;
 import io.loopcsi.transfer.TransferException;
 import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.WriteBehind;
 import io.loopcsi.transfer.tls.NodeKeys;
 import io.loopcsi.transfer.tls.PinnedTrustManager;
 import io.loopcsi.transfer.v1.ChunkMessage;
@@ -37,6 +39,15 @@ import io.loopcsi.transfer.v1.TransferGrpc;
  * digest that differs at the end (MISMATCH): the image and the progress are deleted.
  */
 public final class TransferClient implements AutoCloseable {
+
+    /**
+     * Chunks received and waiting for the writer, besides the one it writes and the one gRPC
+     * receives: the destination holds at most 3 chunks of the transfer (3 MiB at the 1 MiB chunks
+     * TransferFetch asks for; 192 MiB at the protocol's largest, which no caller here asks), plus
+     * gRPC's HTTP/2 receive window (1 MiB, grown by its BDP estimate to at most 8 MiB; grpc-java
+     * 1.69.1 NettyChannelBuilder DEFAULT_FLOW_CONTROL_WINDOW, AbstractNettyHandler).
+     */
+    static final int HAND_OFF = 1;
 
     /** The largest chunk (64 MiB) and its framing. */
     static final int MAX_MESSAGE = (64 << 20) + (1 << 20);
@@ -140,10 +151,18 @@ public final class TransferClient implements AutoCloseable {
     }
 
     private long receive(ImageReceiver receiver, TransferPlan plan, long from, Progress progress) {
-        long received = 0;
+        long[] received = { 0 };
         long expect = from;
         // a cancellable context: a chunk refused here ends the stream at once instead of leaving the source sending
         Context.CancellableContext ctx = Context.current().withCancellation();
+        // checks and writes on a thread of its own, so that this thread asks gRPC for the next chunk meanwhile (WriteBehind)
+        WriteBehind<Chunk> writer = new WriteBehind<>("transfer-write-" + plan.transferId(), HAND_OFF, chunk -> {
+            receiver.accept(chunk);
+            received[0] += chunk.dataBytes();
+            if (progress != null) {
+                progress.chunk(chunk.index(), chunk.dataBytes());
+            }
+        }, () -> ctx.cancel(null));
         Context previous = ctx.attach();
         try {
             Iterator<ChunkMessage> it = stub.chunks(ChunksRequest.newBuilder().setTransferId(plan.transferId()).setSource(plan.source())
@@ -154,23 +173,32 @@ public final class TransferClient implements AutoCloseable {
                     throw new TransferException(TransferException.Kind.INVALID, "transfer " + plan.transferId() + ": the source sent chunk "
                             + m.getIndex() + " where chunk " + expect + " was due; nothing of it written");
                 }
-                var chunk = Messages.fromWire(m);
-                receiver.accept(chunk);
-                received += chunk.dataBytes();
-                if (progress != null) {
-                    progress.chunk(m.getIndex(), chunk.dataBytes());
-                }
+                writer.put(Messages.fromWire(m));
                 expect++;
             }
+        } catch (RuntimeException | Error e) {
+            // the chunks handed over before this are written first (the caller records them); a chunk the writer
+            // refused came before this error (it cancelled the stream), so its failure is the one to report
+            ctx.cancel(null);
+            try {
+                writer.finish();
+            } catch (RuntimeException | Error w) {
+                if (w != e) {
+                    w.addSuppressed(e);
+                }
+                throw w;
+            }
+            throw e;
         } finally {
             ctx.detach(previous);
             ctx.cancel(null);
         }
+        writer.finish();
         if (expect != plan.chunks()) {
             throw new TransferException(TransferException.Kind.INVALID, "transfer " + plan.transferId() + ": the source ended the stream at chunk "
                     + expect + " of " + plan.chunks());
         }
-        return received;
+        return received[0];
     }
 
     @Override

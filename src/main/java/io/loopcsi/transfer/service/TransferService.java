@@ -164,7 +164,8 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
 
     /**
      * Sends chunks while the transport can take them, and goes on when it can again (onReady): a
-     * slow destination never makes the source read ahead and buffer the image in memory. Under a
+     * slow destination never makes the source read ahead and buffer the image in memory beyond
+     * the one chunk read ahead ({@code ahead}). Under a
      * bandwidth cap it pauses after a chunk for the time the cap asks and goes on from the pacer's
      * thread; grpc-java serialises its own callbacks, and {@code synchronized} keeps those and the
      * pacer's apart. It holds one of the node's stream slots until it ends, however it ends.
@@ -173,6 +174,12 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         private final ServerCallStreamObserver<ChunkMessage> out;
         private final ImageSource source;
         private final String transferId;
+        /**
+         * Chunk {@code next}, read ahead while the transport was busy with the previous one: the read
+         * (a copy out of the page cache) overlaps the previous chunk's encryption on the event loop
+         * instead of following it. One chunk per stream at most (1 MiB at the default chunk size).
+         */
+        private io.loopcsi.transfer.Chunk ahead;
         private long next;
         private boolean ended;
         private boolean paused;
@@ -193,7 +200,9 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             try {
                 long chunks = source.plan().chunks();
                 while (next < chunks && out.isReady() && !out.isCancelled()) {
-                    io.loopcsi.transfer.Chunk c = source.read(next++);
+                    io.loopcsi.transfer.Chunk c = ahead != null ? ahead : source.read(next);
+                    ahead = null;
+                    next++;
                     out.onNext(Messages.toWire(c));
                     observer.bytes(io.loopcsi.transfer.TransferObserver.Direction.SEND, c.dataBytes());
                     long wait = limits.cap().reserve(c.dataBytes());
@@ -201,6 +210,9 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                         paused = true;
                         pacer().schedule(this::resume, wait, TimeUnit.NANOSECONDS);
                         return;
+                    }
+                    if (next < chunks && !out.isReady()) {
+                        ahead = source.read(next); // while the transport encrypts and sends the chunk just handed to it
                     }
                 }
                 if (next == chunks) {
@@ -225,6 +237,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                 return;
             }
             ended = true;
+            ahead = null;
             source.close();
             streams.release();
             observer.ended(io.loopcsi.transfer.TransferObserver.Direction.SEND);
