@@ -146,7 +146,10 @@ final class TwoNodePool implements AutoCloseable {
             Files.createDirectories(hostRoot.resolve("var/lib/kubelet/plugins_registry")); // kubelet's own directories
             nodePods.put(n, nodePod(ds, n));
             nodeKubeconfig.put(n, serviceAccountKubeconfig(nodeAccount(), root.resolve(n + ".kubeconfig")));
-            startNode(n);
+            launchNode(n);
+        }
+        for (String n : spec.nodes()) { // started together, as kubelets would: a JVM's start here is 5-20 s
+            awaitNode(n);
         }
         if (spec.controller()) {
             String name = "loopcsi-" + spec.pool() + "-controller";
@@ -245,11 +248,22 @@ final class TwoNodePool implements AutoCloseable {
     }
 
     private void startNode(String n) throws Exception {
+        launchNode(n);
+        awaitNode(n);
+    }
+
+    /** The node process started from its pod spec (with its projected token), not yet waited for. */
+    private void launchNode(String n) throws Exception {
         PodProcess pod = nodePods.get(n);
         Path tokenFile = Path.of(pod.env().get("LOOPCSI_NODE_TRANSFER_TOKEN_FILE"));
         Files.createDirectories(tokenFile.getParent());
         Files.writeString(tokenFile, transferToken(n));
-        nodes.put(n, Launcher.start(root, n, pod.args(), env(pod, nodeKubeconfig.get(n))).awaitCsi(socketOf(n)));
+        nodes.put(n, Launcher.start(root, n, pod.args(), env(pod, nodeKubeconfig.get(n))));
+    }
+
+    /** The node launched by {@link #launchNode} serving CSI and published in its LoopPoolNode. */
+    private void awaitNode(String n) throws Exception {
+        nodes.get(n).awaitCsi(socketOf(n));
         await(n + " publishes its capacity and transfer endpoint", () -> {
             LoopPoolNode p = admin.resources(LoopPoolNode.class).withName(spec.pool() + "." + n).get();
             return p != null && p.getStatus() != null && p.getStatus().getTransferAddress() != null ? p : null;
