@@ -10,21 +10,29 @@ import java.util.Arrays;
  * being hashed anew and refused only by the digest at the end.
  *
  * <p>Holes need no entry (a chunk without data has the precomputed hash of a zero chunk). At most
- * {@link #MAX_KEPT} data chunks are kept, 4 MiB of hashes (128 GiB of data at 1 MiB chunks): plans
+ * {@link #MAX_KEPT} data chunks are kept, 4 MiB of SHA-256 hashes or 1 MiB of v2 ones (128 GiB of data at 1 MiB chunks): plans
  * are held in memory for the life of the node's process, whose heap is small. Chunks after those are
  * hashed again when sent, as before.
  */
 public final class ChunkHashes {
 
     static final int MAX_KEPT = 1 << 17;
-    private static final int HASH = 32;
-
+    private final int hashBytes;
     private long[] indexes = new long[64];
-    private byte[] hashes = new byte[64 * HASH];
+    private byte[] hashes;
     private int count;
+
+    /** Keeps hashes of this format's length. */
+    public ChunkHashes(DigestFormat format) {
+        this.hashBytes = format.hashBytes();
+        this.hashes = new byte[64 * hashBytes];
+    }
 
     /** Keeps the hash of data chunk i (chunks added in increasing order); past the bound it is not kept. */
     void add(long index, byte[] hash) {
+        if (hash.length != hashBytes) {
+            throw new IllegalStateException("a hash of " + hash.length + " bytes kept with hashes of " + hashBytes);
+        }
         if (count == MAX_KEPT) {
             return;
         }
@@ -33,17 +41,17 @@ public final class ChunkHashes {
         }
         if (count == indexes.length) {
             indexes = Arrays.copyOf(indexes, Math.min(MAX_KEPT, count * 2));
-            hashes = Arrays.copyOf(hashes, indexes.length * HASH);
+            hashes = Arrays.copyOf(hashes, indexes.length * hashBytes);
         }
         indexes[count] = index;
-        System.arraycopy(hash, 0, hashes, count * HASH, HASH);
+        System.arraycopy(hash, 0, hashes, count * hashBytes, hashBytes);
         count++;
     }
 
     /** The kept hash of chunk i, or null (not a data chunk, or past the bound). */
     byte[] of(long index) {
         int at = Arrays.binarySearch(indexes, 0, count, index);
-        return at < 0 ? null : Arrays.copyOfRange(hashes, at * HASH, (at + 1) * HASH);
+        return at < 0 ? null : Arrays.copyOfRange(hashes, at * hashBytes, (at + 1) * hashBytes);
     }
 
     int kept() {

@@ -28,7 +28,7 @@ import io.loopcsi.engine.PoolDirectory;
  * verified against the source's digest, and what this attempt writes is hashed once, not twice.
  *
  * <p>Why the image is not read back once more at the end (it was, until issue 35's measurements: a
- * fourth SHA-256 pass, about a quarter of a transfer's CPU): the bytes hashed are the bytes handed
+ * fourth hash pass (SHA-256 then), about a quarter of a transfer's CPU): the bytes hashed are the bytes handed
  * to {@code pwrite} at the plan's offsets, into an image this receiver made anew (sparse, private)
  * and nobody else writes while the transfer runs, and every checkpoint syncs the data before it
  * records a chunk done. A read-back right after the writes comes from the page cache, so it would
@@ -52,7 +52,7 @@ public final class ImageReceiver implements AutoCloseable {
         this.image = image;
         this.state = state;
         this.channel = channel;
-        this.written = new ContentDigest(state.plan().size(), state.plan().chunkSize());
+        this.written = new ContentDigest(state.plan().size(), state.plan().chunkSize(), state.plan().format());
     }
 
     /**
@@ -103,7 +103,7 @@ public final class ImageReceiver implements AutoCloseable {
         if (verified >= done) {
             return;
         }
-        TransferPlan asWritten = new TransferPlan(p.transferId(), p.source(), p.size(), p.chunkSize(), own, p.digest());
+        TransferPlan asWritten = new TransferPlan(p.transferId(), p.source(), p.size(), p.chunkSize(), own, p.format(), p.digest());
         try (ImageSource s = ImageSource.open(image, asWritten, null)) {
             for (long i = verified; i < done; i++) {
                 written.add(i, s.read(i).hash());
@@ -125,7 +125,7 @@ public final class ImageReceiver implements AutoCloseable {
             throw TransferException.invalid("chunk " + chunk.index() + " of transfer " + plan.transferId() + " carries ranges " + got
                     + ", the plan has " + expected + " there; nothing written");
         }
-        byte[] hash = ContentDigest.chunkHash(c.offset(), c.length(), chunk.segments());
+        byte[] hash = ContentDigest.chunkHash(plan.format(), c.offset(), c.length(), chunk.segments());
         if (chunk.hash() == null || !Arrays.equals(hash, chunk.hash())) {
             throw TransferException.mismatch("chunk " + chunk.index() + " of transfer " + plan.transferId()
                     + " does not hash to the hash sent with it (corrupted on the way?); nothing written");

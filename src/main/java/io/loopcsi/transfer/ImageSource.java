@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +44,7 @@ public final class ImageSource implements AutoCloseable {
      * ({@link #hashes()}; null: none kept, every chunk is hashed when read).
      */
     public static ImageSource open(Path image, TransferPlan plan, ChunkHashes hashes) {
-        return new ImageSource(image, plan, hashes == null ? new ChunkHashes() : hashes);
+        return new ImageSource(image, plan, hashes == null ? new ChunkHashes(plan.format()) : hashes);
     }
 
     /**
@@ -59,10 +58,10 @@ public final class ImageSource implements AutoCloseable {
      * for a quarter of a transfer's time. Memory: one {@link #PLAN_READ} buffer per thread and at
      * most {@code 2 x threads} hashes pending, whatever the chunk size.
      */
-    public static ImageSource plan(String transferId, String source, Path image, RangeList ranges, int chunkSize) {
+    public static ImageSource plan(String transferId, String source, Path image, RangeList ranges, int chunkSize, DigestFormat format) {
         String provisional = "0".repeat(64);
-        ImageSource s = new ImageSource(image, new TransferPlan(transferId, source, ranges.size(), chunkSize, ranges, provisional),
-                new ChunkHashes());
+        ImageSource s = new ImageSource(image, new TransferPlan(transferId, source, ranges.size(), chunkSize, ranges, format, provisional),
+                new ChunkHashes(format));
         int threads = planThreads();
         ExecutorService pool = threads > 1 ? Executors.newFixedThreadPool(threads, r -> {
             Thread t = new Thread(r, "transfer-plan-" + transferId);
@@ -74,8 +73,8 @@ public final class ImageSource implements AutoCloseable {
             for (int i = 0; i < threads; i++) {
                 buffers.add(ByteBuffer.allocate(PLAN_READ));
             }
-            ContentDigest d = new ContentDigest(ranges.size(), chunkSize);
-            ChunkHashes kept = new ChunkHashes();
+            ContentDigest d = new ContentDigest(ranges.size(), chunkSize, format);
+            ChunkHashes kept = new ChunkHashes(format);
             ArrayDeque<Pending> pending = new ArrayDeque<>();
             for (long i = 0; i < s.plan.chunks(); i++) {
                 long index = i;
@@ -89,7 +88,7 @@ public final class ImageSource implements AutoCloseable {
             while (!pending.isEmpty()) {
                 compose(pending.removeFirst(), s, d, kept);
             }
-            TransferPlan made = new TransferPlan(transferId, source, ranges.size(), chunkSize, ranges, d.hex());
+            TransferPlan made = new TransferPlan(transferId, source, ranges.size(), chunkSize, ranges, format, d.hex());
             s.close();
             return new ImageSource(image, made, kept);
         } catch (RuntimeException e) {
@@ -146,24 +145,24 @@ public final class ImageSource implements AutoCloseable {
         Range c = plan.chunk(index);
         List<Range> data = plan.ranges().within(c.offset(), c.end());
         if (data.isEmpty()) {
-            return ContentDigest.chunkHash(c.offset(), c.length(), List.of());
+            return ContentDigest.chunkHash(plan.format(), c.offset(), c.length(), List.of());
         }
         ByteBuffer buf = buffers.remove(); // one per thread: never empty here
         try {
-            MessageDigest md = ContentDigest.sha256();
+            DigestFormat.ChunkHasher h = plan.format().hasher();
             long at = c.offset();
             for (Range r : data) {
-                ContentDigest.zeros(md, r.offset() - at);
+                h.zeros(r.offset() - at);
                 for (long pos = r.offset(); pos < r.end();) {
                     buf.clear().limit((int) Math.min(buf.capacity(), r.end() - pos));
                     AllocatedRanges.readFully(channel, buf, pos);
-                    md.update(buf.array(), 0, buf.position());
+                    h.update(buf.array(), 0, buf.position());
                     pos += buf.position();
                 }
                 at = r.end();
             }
-            ContentDigest.zeros(md, c.end() - at);
-            return md.digest();
+            h.zeros(c.end() - at);
+            return h.finish();
         } catch (IOException e) {
             throw TransferException.state("cannot read " + image + " at chunk " + index + ": " + e.getMessage(), e);
         } finally {
@@ -172,8 +171,8 @@ public final class ImageSource implements AutoCloseable {
     }
 
     /** The content digest of an image from its own data ranges, in one pass (what tests and the bench compare a copy with). */
-    public static String digest(Path image, RangeList ranges, int chunkSize) {
-        try (ImageSource s = plan("digest", "", image, ranges, chunkSize)) {
+    public static String digest(Path image, RangeList ranges, int chunkSize, DigestFormat format) {
+        try (ImageSource s = plan("digest", "", image, ranges, chunkSize, format)) {
             return s.plan().digest();
         }
     }
@@ -201,7 +200,7 @@ public final class ImageSource implements AutoCloseable {
             throw TransferException.state("cannot read " + image + " at chunk " + index + ": " + e.getMessage(), e);
         }
         byte[] hash = segments.isEmpty() ? null : hashes.of(index);
-        return new Chunk(index, segments, hash != null ? hash : ContentDigest.chunkHash(c.offset(), c.length(), segments));
+        return new Chunk(index, segments, hash != null ? hash : ContentDigest.chunkHash(plan.format(), c.offset(), c.length(), segments));
     }
 
     @Override

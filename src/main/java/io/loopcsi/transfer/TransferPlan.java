@@ -5,10 +5,12 @@ import java.util.regex.Pattern;
 /**
  * What the source announces before the first chunk and the destination persists with its
  * progress: which transfer, of which source object, the image's size, the chunk size, the data
- * ranges that will travel and the content digest ({@link ContentDigest}) the destination must
- * arrive at. The destination accepts nothing outside these ranges.
+ * ranges that will travel, the format the chunks are hashed in ({@link DigestFormat}) and the
+ * content digest ({@link ContentDigest}) the destination must arrive at. The destination accepts
+ * nothing outside these ranges.
  */
-public record TransferPlan(String transferId, String source, long size, int chunkSize, RangeList ranges, String digest) {
+public record TransferPlan(String transferId, String source, long size, int chunkSize, RangeList ranges, DigestFormat format,
+        String digest) {
 
     /** Transfer IDs name a file in the destination's data dir: a strict alphabet, no path. */
     static final Pattern ID = Pattern.compile("[a-z0-9][a-z0-9.-]{0,126}");
@@ -26,8 +28,11 @@ public record TransferPlan(String transferId, String source, long size, int chun
             throw TransferException.invalid("the ranges are of an image of " + (ranges == null ? "no" : ranges.size()) + " bytes, the plan of "
                     + size);
         }
+        if (format == null) {
+            throw TransferException.invalid("the plan names no digest format");
+        }
         if (digest == null || !HEX.matcher(digest).matches()) {
-            throw TransferException.invalid("digest " + digest + " is not a SHA-256 in lower-case hex");
+            throw TransferException.invalid("digest " + digest + " is not 64 lower-case hex digits (a SHA-256)");
         }
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -33,7 +34,8 @@ public final class TransferState {
     /** The file's form. */
     // read and written by Jackson: registered for the native executable (`make test-native` found it unregistered)
     @io.quarkus.runtime.annotations.RegisterForReflection
-    record Saved(String transferId, String source, long size, int chunkSize, List<long[]> ranges, String digest, String done) {
+    record Saved(String transferId, String source, long size, int chunkSize, List<long[]> ranges, String digestFormat, String digest,
+            String done) {
     }
 
     private final Path file;
@@ -60,9 +62,11 @@ public final class TransferState {
         Path file = fileOf(dataDir, plan.transferId());
         try {
             Saved s = JSON.readValue(Files.readAllBytes(file), Saved.class);
-            TransferPlan saved = new TransferPlan(s.transferId(), s.source(), s.size(), s.chunkSize(), RangeList.of(s.size(),
-                    s.ranges().stream().map(r -> new Range(r[0], r[1])).toList()), s.digest());
-            if (saved.equals(plan)) {
+            // a progress file of an earlier release names no format: it was made in v1
+            DigestFormat format = s.digestFormat() == null ? DigestFormat.SHA256_V1 : DigestFormat.named(s.digestFormat()).orElse(null);
+            TransferPlan saved = format == null ? null : new TransferPlan(s.transferId(), s.source(), s.size(), s.chunkSize(), RangeList.of(s.size(),
+                    s.ranges().stream().map(r -> new Range(r[0], r[1])).toList()), format, s.digest());
+            if (saved != null && saved.equals(plan)) {
                 return new TransferState(file, plan, BitSet.valueOf(Base64.getDecoder().decode(s.done())));
             }
         } catch (NoSuchFileException e) {
@@ -71,6 +75,20 @@ public final class TransferState {
             // unreadable or of an older format: start over
         }
         return new TransferState(file, plan, new BitSet());
+    }
+
+    /**
+     * The digest format of this transfer's saved progress, if any: a destination resuming offers it
+     * first, so that a source of a release that plans in another format by default answers the same
+     * plan and the transfer goes on instead of starting over.
+     */
+    public static Optional<DigestFormat> savedFormat(Path dataDir, String transferId) {
+        try {
+            Saved s = JSON.readValue(Files.readAllBytes(fileOf(dataDir, transferId)), Saved.class);
+            return s.digestFormat() == null ? Optional.of(DigestFormat.SHA256_V1) : DigestFormat.named(s.digestFormat());
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty(); // none, or unreadable: openOrStart starts over
+        }
     }
 
     /** A state with no chunk done (the saved one, if any, is overwritten at the first checkpoint). */
@@ -112,7 +130,7 @@ public final class TransferState {
     void save() {
         List<long[]> ranges = new ArrayList<>();
         plan.ranges().ranges().forEach(r -> ranges.add(new long[] { r.offset(), r.length() }));
-        Saved s = new Saved(plan.transferId(), plan.source(), plan.size(), plan.chunkSize(), ranges, plan.digest(),
+        Saved s = new Saved(plan.transferId(), plan.source(), plan.size(), plan.chunkSize(), ranges, plan.format().wireName(), plan.digest(),
                 Base64.getEncoder().encodeToString(done.toByteArray()));
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try {

@@ -21,7 +21,7 @@ class FetchProgressTest {
     /** 8 chunks of 1 MiB; data in chunks 0-1 and half of chunk 6: 2.5 MiB planned. */
     private static TransferPlan plan() {
         return new TransferPlan("pvc-1", "snap-1", 8 * MIB, (int) MIB,
-                RangeList.of(8 * MIB, List.of(new Range(0, 2 * MIB), new Range(6 * MIB, MIB / 2))), "0".repeat(64));
+                RangeList.of(8 * MIB, List.of(new Range(0, 2 * MIB), new Range(6 * MIB, MIB / 2))), DigestFormat.CRC_V2, "0".repeat(64));
     }
 
     @Test

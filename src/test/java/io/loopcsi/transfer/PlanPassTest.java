@@ -43,10 +43,10 @@ class PlanPassTest {
         }
         RangeList list = RangeList.of(size, ranges);
         assertTrue(ImageSource.planThreads() >= 1);
-        try (ImageSource planned = ImageSource.plan("t", "vol-x", image, list, chunk)) {
+        try (ImageSource planned = ImageSource.plan("t", "vol-x", image, list, chunk, DigestFormat.CRC_V2)) {
             TransferPlan p = planned.plan();
-            ContentDigest expected = new ContentDigest(size, chunk);
-            try (ImageSource unhashed = ImageSource.open(image, new TransferPlan("t", "vol-x", size, chunk, list, p.digest()), null)) {
+            ContentDigest expected = new ContentDigest(size, chunk, DigestFormat.CRC_V2);
+            try (ImageSource unhashed = ImageSource.open(image, new TransferPlan("t", "vol-x", size, chunk, list, p.format(), p.digest()), null)) {
                 for (long i = 0; i < p.chunks(); i++) {
                     Chunk c = unhashed.read(i); // no kept hashes: hashed from the whole chunk read
                     expected.add(i, c.hash());

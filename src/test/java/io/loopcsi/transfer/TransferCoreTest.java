@@ -20,6 +20,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.loopcsi.engine.CommandRunner;
 import io.loopcsi.testing.KernelCleanup;
@@ -31,6 +33,9 @@ import io.loopcsi.testing.KernelCleanup;
  * bytes travel, a cut transfer goes on where it stopped, and bad input is refused with nothing written.
  */
 class TransferCoreTest {
+
+    /** The format a destination of this release asks for first; the digest's properties are pinned in both below. */
+    static final DigestFormat F = DigestFormat.CRC_V2;
 
     static final int KIB = 1024;
     static final int MIB = 1024 * 1024;
@@ -109,7 +114,7 @@ class TransferCoreTest {
         RangeList refined = AllocatedRanges.withoutZeroBlocks(f, all);
         assertEquals(List.of(new Range(MIB, 12 * KIB), new Range(6L * MIB, 4 * KIB)), refined.ranges());
         assertTrue(AllocatedRanges.withinBudget(refined.bytes(), allocated(f)));
-        assertEquals(ImageSource.digest(f, all, CHUNK), ImageSource.digest(f, refined, CHUNK), "the same content either way");
+        assertEquals(ImageSource.digest(f, all, CHUNK, F), ImageSource.digest(f, refined, CHUNK, F), "the same content either way");
     }
 
     @Test
@@ -123,24 +128,28 @@ class TransferCoreTest {
 
     // ---- digest -------------------------------------------------------------------------------
 
-    @Test
-    void theDigestIsTheSameAcrossASparseCopyAndAThickCopyAndChangesWithOneByte() throws Exception {
+    @ParameterizedTest
+    @EnumSource(DigestFormat.class)
+    void theDigestIsTheSameAcrossASparseCopyAndAThickCopyAndChangesWithOneByte(DigestFormat f) throws Exception {
         Path src = image(dir.resolve("src.img"), 20L * MIB);
         Path sparseCopy = dir.resolve("sparse.img");
         RUN.run("cp", "--sparse=always", src.toString(), sparseCopy.toString());
         Path fullCopy = dir.resolve("full.img");
         // every zero written: all data (dd writes what it reads; cp may reflink or skip zeros)
         RUN.run("dd", "if=" + src, "of=" + fullCopy, "bs=1M", "conv=fsync", "status=none");
-        String d = ImageSource.digest(src, RANGES.of(src), CHUNK);
-        assertEquals(d, ImageSource.digest(sparseCopy, RANGES.of(sparseCopy), CHUNK));
+        String d = ImageSource.digest(src, RANGES.of(src), CHUNK, f);
+        assertEquals(d, ImageSource.digest(sparseCopy, RANGES.of(sparseCopy), CHUNK, f));
         assertNotEquals(RANGES.of(src), RANGES.of(fullCopy), "other allocation");
-        assertEquals(d, ImageSource.digest(fullCopy, RANGES.of(fullCopy), CHUNK), "the same content, other allocation: the same digest");
+        assertEquals(d, ImageSource.digest(fullCopy, RANGES.of(fullCopy), CHUNK, f), "the same content, other allocation: the same digest");
 
         write(sparseCopy, 3L * MIB + 7, new byte[] { 42 });
-        assertNotEquals(d, ImageSource.digest(sparseCopy, RANGES.of(sparseCopy), CHUNK), "one byte in a hole");
+        assertNotEquals(d, ImageSource.digest(sparseCopy, RANGES.of(sparseCopy), CHUNK, f), "one byte in a hole");
         write(fullCopy, 20L * MIB - 1, new byte[] { 1 });
-        assertNotEquals(d, ImageSource.digest(fullCopy, RANGES.of(fullCopy), CHUNK), "the last byte");
-        assertNotEquals(d, ImageSource.digest(src, RANGES.of(src), 2 * CHUNK), "the chunk size is in the header");
+        assertNotEquals(d, ImageSource.digest(fullCopy, RANGES.of(fullCopy), CHUNK, f), "the last byte");
+        assertNotEquals(d, ImageSource.digest(src, RANGES.of(src), 2 * CHUNK, f), "the chunk size is in the header");
+        DigestFormat other = f == DigestFormat.CRC_V2 ? DigestFormat.SHA256_V1 : DigestFormat.CRC_V2;
+        assertNotEquals(ImageSource.digest(src, RANGES.of(src), CHUNK, f), ImageSource.digest(src, RANGES.of(src), CHUNK, other),
+                "the format is in the header");
     }
 
     // ---- transfer -----------------------------------------------------------------------------
@@ -151,7 +160,7 @@ class TransferCoreTest {
         Path dst = dir.resolve("dst").resolve("dst.img");
         Files.createDirectories(dst.getParent());
         long sent;
-        try (ImageSource s = ImageSource.plan("t1", "snap-1", src, RANGES.of(src), CHUNK);
+        try (ImageSource s = ImageSource.plan("t1", "snap-1", src, RANGES.of(src), CHUNK, F);
                 ImageReceiver r = ImageReceiver.open(dir.resolve("dst"), dst, s.plan(), 40L * MIB)) {
             sent = copy(s, r, Long.MAX_VALUE);
             assertEquals(s.plan().digest(), r.finish());
@@ -167,7 +176,7 @@ class TransferCoreTest {
         Path src = image(dir.resolve("src.img"), 40L * MIB);
         Path data = Files.createDirectories(dir.resolve("dst"));
         Path dst = data.resolve("dst.img");
-        try (ImageSource s = ImageSource.plan("t2", "vol-1", src, RANGES.of(src), CHUNK)) {
+        try (ImageSource s = ImageSource.plan("t2", "vol-1", src, RANGES.of(src), CHUNK, F)) {
             TransferPlan plan = s.plan();
             long half = plan.chunks() / 2;
             try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
@@ -179,7 +188,7 @@ class TransferCoreTest {
             } // the cut: the destination restarts
 
             // the plan, as the source announces it again after the restart
-            TransferPlan again = ImageSource.plan("t2", "vol-1", src, RANGES.of(src), CHUNK).plan();
+            TransferPlan again = ImageSource.plan("t2", "vol-1", src, RANGES.of(src), CHUNK, F).plan();
             try (ImageReceiver r = ImageReceiver.open(data, dst, again, again.size())) {
                 assertTrue(r.state().resumed());
                 assertEquals(half, r.nextChunk(), "goes on at the first chunk not recorded done");
@@ -199,12 +208,12 @@ class TransferCoreTest {
 
         // the same ID with another source content is not resumed: the image is made anew
         Path other = image(dir.resolve("other.img"), 40L * MIB);
-        try (ImageSource s = ImageSource.plan("t2", "vol-1", other, RANGES.of(other), CHUNK);
+        try (ImageSource s = ImageSource.plan("t2", "vol-1", other, RANGES.of(other), CHUNK, F);
                 ImageReceiver r = ImageReceiver.open(data, dst, s.plan(), s.plan().size())) {
             copy(s, r, 2);
             r.checkpoint();
         }
-        try (ImageSource s = ImageSource.plan("t2", "vol-2", src, RANGES.of(src), CHUNK);
+        try (ImageSource s = ImageSource.plan("t2", "vol-2", src, RANGES.of(src), CHUNK, F);
                 ImageReceiver r = ImageReceiver.open(data, dst, s.plan(), s.plan().size())) {
             assertFalse(r.state().resumed(), "another plan under the same ID starts over");
             assertEquals(List.of(), RANGES.of(dst).ranges(), "the image was made anew");
@@ -225,7 +234,7 @@ class TransferCoreTest {
         Path src = image(dir.resolve("src.img"), 40L * MIB);
         Path data = Files.createDirectories(dir.resolve("dst"));
         Path dst = data.resolve("dst.img");
-        try (ImageSource s = ImageSource.plan("t4", "vol-1", src, RANGES.of(src), CHUNK)) {
+        try (ImageSource s = ImageSource.plan("t4", "vol-1", src, RANGES.of(src), CHUNK, F)) {
             TransferPlan plan = s.plan();
             long written = plan.chunks() / 2;
             while (s.read(written).dataBytes() == 0) {
@@ -257,7 +266,7 @@ class TransferCoreTest {
         Path src = image(dir.resolve("src.img"), 8L * MIB);
         Path data = Files.createDirectories(dir.resolve("dst"));
         Path dst = data.resolve("dst.img");
-        try (ImageSource s = ImageSource.plan("t5", "snap-5", src, RANGES.of(src), CHUNK)) {
+        try (ImageSource s = ImageSource.plan("t5", "snap-5", src, RANGES.of(src), CHUNK, F)) {
             TransferPlan plan = s.plan();
             long half = plan.chunks() / 2;
             try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
@@ -308,11 +317,11 @@ class TransferCoreTest {
         Path src = image(dir.resolve("src.img"), 8L * MIB);
         Path data = Files.createDirectories(dir.resolve("dst"));
         Path dst = data.resolve("dst.img");
-        try (ImageSource s = ImageSource.plan("t3", "snap-3", src, RANGES.of(src), CHUNK)) {
+        try (ImageSource s = ImageSource.plan("t3", "snap-3", src, RANGES.of(src), CHUNK, F)) {
             TransferPlan plan = s.plan();
             TransferException e = assertThrows(TransferException.class, () -> ImageReceiver.open(data, dst, plan, 16L * MIB));
             assertTrue(e.getMessage().contains("the sizes must match"), e.getMessage());
-            e = assertThrows(TransferException.class, () -> new TransferPlan("../etc", "x", 10, CHUNK, RangeList.of(10, List.of()), plan.digest()));
+            e = assertThrows(TransferException.class, () -> new TransferPlan("../etc", "x", 10, CHUNK, RangeList.of(10, List.of()), F, plan.digest()));
             assertTrue(e.getMessage().contains("transfer ID ../etc"), e.getMessage());
 
             try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
@@ -346,10 +355,10 @@ class TransferCoreTest {
         Path src = image(dir.resolve("src.img"), 8L * MIB);
         Path data = Files.createDirectories(dir.resolve("dst"));
         Path dst = data.resolve("dst.img");
-        try (ImageSource s = ImageSource.plan("t4", "snap-4", src, RANGES.of(src), CHUNK)) {
+        try (ImageSource s = ImageSource.plan("t4", "snap-4", src, RANGES.of(src), CHUNK, F)) {
             TransferPlan real = s.plan();
             // a source that announces another digest than its content has (or content changed under it)
-            TransferPlan lying = new TransferPlan("t4", "snap-4", real.size(), real.chunkSize(), real.ranges(), "ab".repeat(32));
+            TransferPlan lying = new TransferPlan("t4", "snap-4", real.size(), real.chunkSize(), real.ranges(), real.format(), "ab".repeat(32));
             try (ImageReceiver r = ImageReceiver.open(data, dst, lying, lying.size())) {
                 TransferException e = assertThrows(TransferException.class, () -> r.finish());
                 assertTrue(e.getMessage().contains("is not complete"), e.getMessage());

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.DigestFormat;
 import io.loopcsi.transfer.ImageSource;
 import io.loopcsi.transfer.TransferException;
 import io.loopcsi.transfer.TransferGrant;
@@ -148,7 +149,7 @@ final class TransferBench {
                 bench.row(B, "  JIT compilations meanwhile, elapsed (CompilationMXBean; on other threads: the JVM still warming, not the transfer's work)" + n,
                         String.format("%.1f", Bench.median(jit)), "s");
                 long d0 = System.nanoTime();
-                ImageSource.digest(src, ranges.of(src), TransferPlan.DEFAULT_CHUNK);
+                ImageSource.digest(src, ranges.of(src), TransferPlan.DEFAULT_CHUNK, DigestFormat.OFFERED.get(0));
                 bench.row(B, "  the plan's content digest pass over the source alone (ImageSource.digest; its chunks hashed on up to 4 threads since"
                         + " branch speed, " + Runtime.getRuntime().availableProcessors() + " processors here; a transfer hashes twice: this pass, the chunks received)",
                         mib / ((System.nanoTime() - d0) / 1e9), "MiB/s");

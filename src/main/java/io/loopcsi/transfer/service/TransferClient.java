@@ -1,7 +1,9 @@
 package io.loopcsi.transfer.service;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -14,10 +16,12 @@ import io.grpc.ManagedChannel;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.loopcsi.transfer.Chunk;
+import io.loopcsi.transfer.DigestFormat;
 import io.loopcsi.transfer.ImageReceiver;
 import io.loopcsi.transfer.RangeList;
 import io.loopcsi.transfer.TransferException;
 import io.loopcsi.transfer.TransferPlan;
+import io.loopcsi.transfer.TransferState;
 import io.loopcsi.transfer.WriteBehind;
 import io.loopcsi.transfer.tls.NodeKeys;
 import io.loopcsi.transfer.tls.PinnedTrustManager;
@@ -95,8 +99,9 @@ public final class TransferClient implements AutoCloseable {
      */
     public Result fetch(String transferId, String source, int chunkSize, Path dataDir, Path image, long expectedSize,
             Function<Path, RangeList> ownRanges, Progress progress) {
+        List<DigestFormat> offered = offer(dataDir, transferId);
         TransferPlan plan = Messages.fromWire(stub.plan(PlanRequest.newBuilder().setTransferId(transferId).setSource(source)
-                .setChunkSize(chunkSize).build()));
+                .setChunkSize(chunkSize).addAllDigestFormats(offered.stream().map(DigestFormat::wireName).toList()).build()), offered);
         if (!plan.transferId().equals(transferId) || !plan.source().equals(source)) {
             throw new TransferException(TransferException.Kind.INVALID, "the source node answered the plan of " + plan.transferId() + " of "
                     + plan.source() + " to a request for " + transferId + " of " + source);
@@ -148,6 +153,18 @@ public final class TransferClient implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /** The formats offered, best first: a resumed transfer's own format ahead of this release's preference. */
+    static List<DigestFormat> offer(Path dataDir, String transferId) {
+        List<DigestFormat> offered = new ArrayList<>();
+        TransferState.savedFormat(dataDir, transferId).ifPresent(offered::add);
+        for (DigestFormat f : DigestFormat.OFFERED) {
+            if (!offered.contains(f)) {
+                offered.add(f);
+            }
+        }
+        return offered;
     }
 
     private long receive(ImageReceiver receiver, TransferPlan plan, long from, Progress progress) {

@@ -16,6 +16,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.loopcsi.transfer.AllocatedRanges;
+import io.loopcsi.transfer.DigestFormat;
 import io.loopcsi.transfer.ImageSource;
 import io.loopcsi.transfer.TransferException;
 import io.loopcsi.transfer.TransferGrant;
@@ -106,11 +107,12 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
         try {
             Path image = authorise(req.getTransferId(), req.getSource());
             int chunkSize = req.getChunkSize() == 0 ? TransferPlan.DEFAULT_CHUNK : req.getChunkSize();
+            DigestFormat format = DigestFormat.choose(req.getDigestFormatsList());
             Held held = plans.compute(req.getTransferId(), (id, old) -> {
-                if (old != null && old.image().equals(image) && old.plan().chunkSize() == chunkSize) {
+                if (old != null && old.image().equals(image) && old.plan().chunkSize() == chunkSize && old.plan().format() == format) {
                     return old;
                 }
-                try (ImageSource s = ImageSource.plan(id, req.getSource(), image, ranges.of(image), chunkSize)) {
+                try (ImageSource s = ImageSource.plan(id, req.getSource(), image, ranges.of(image), chunkSize, format)) {
                     return new Held(s.plan(), image, s.hashes());
                 }
             });

@@ -21,6 +21,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -39,6 +40,7 @@ import io.loopcsi.engine.Ids;
 import io.loopcsi.engine.PoolDirectory;
 import io.loopcsi.transfer.AllocatedRanges;
 import io.loopcsi.transfer.Chunk;
+import io.loopcsi.transfer.DigestFormat;
 import io.loopcsi.transfer.ImageSource;
 import io.loopcsi.transfer.RangeList;
 import io.loopcsi.transfer.Segment;
@@ -144,7 +146,7 @@ class TransferServiceTest {
         Path src = x.volumeImage(SRC);
         Path dst = y.volumeImage(DST);
         assertEquals(-1, Files.mismatch(src, dst), "the destination's content is the source's");
-        assertEquals(ImageSource.digest(src, RANGES.of(src), TransferPlan.DEFAULT_CHUNK), r.digest());
+        assertEquals(ImageSource.digest(src, RANGES.of(src), TransferPlan.DEFAULT_CHUNK, DigestFormat.CRC_V2), r.digest());
         assertEquals(0, r.fromChunk());
         long allocated = allocated(src);
         assertTrue(r.bytesReceived() <= allocated * AllocatedRanges.BUDGET, r.bytesReceived() + " bytes sent for " + allocated + " allocated");
@@ -231,6 +233,124 @@ class TransferServiceTest {
         assertEquals(RANGES.of(x.volumeImage(SRC)).within(0, 5L * MIB), RANGES.of(y.volumeImage(DST)).ranges(),
                 "the destination holds data only where the source's first chunks had it");
         assertOnlyTheImageAndItsProgressAdded(before);
+    }
+
+    // ---- digest formats: nodes of this release and of earlier ones ----------------------------
+
+    @Test
+    void aDestinationOfThisReleaseGetsAV2PlanAndOneOfAnEarlierReleaseAV1Plan() throws Exception {
+        AtomicReference<PlanReply> answered = new AtomicReference<>();
+        TransferServer server = serve(xKeys, new Release(service(), false, false, null, answered));
+        TransferClient.Result r = client(server, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(), y.volumeImage(DST), SIZE, OWN_RANGES,
+                null);
+        assertEquals(DigestFormat.CRC_V2.wireName(), answered.get().getDigestFormat());
+        assertEquals(ImageSource.digest(x.volumeImage(SRC), RANGES.of(x.volumeImage(SRC)), TransferPlan.DEFAULT_CHUNK, DigestFormat.CRC_V2),
+                r.digest());
+
+        Files.delete(y.volumeImage(DST));
+        Instant now = Instant.now();
+        grants.put("t-old", new TransferGrant("t-old", SRC, "x", "y", now.minusSeconds(60), now.plus(Duration.ofHours(1))));
+        // a destination of an earlier release offers no format (it never sets field 4): the source plans in v1
+        TransferServer forOld = serve(xKeys, new Release(service(), true, false, null, answered));
+        r = client(forOld, xKeys.fingerprint(), yKeys).fetch("t-old", SRC, 0, y.root(), y.volumeImage(DST), SIZE, OWN_RANGES, null);
+        assertEquals(DigestFormat.SHA256_V1.wireName(), answered.get().getDigestFormat());
+        assertEquals(ImageSource.digest(x.volumeImage(SRC), RANGES.of(x.volumeImage(SRC)), TransferPlan.DEFAULT_CHUNK,
+                DigestFormat.SHA256_V1), r.digest(), "the digest of an earlier release, which such a destination composes");
+        assertEquals(-1, Files.mismatch(x.volumeImage(SRC), y.volumeImage(DST)));
+    }
+
+    @Test
+    void aSourceOfAnEarlierReleaseIsFetchedFromInV1() throws Exception {
+        // it ignores the offer (field 4) and names no format in its answer (field 7): its plan is v1
+        TransferServer old = serve(xKeys, new Release(service(), true, true, null, new AtomicReference<>()));
+        TransferClient.Result r = client(old, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(), y.volumeImage(DST), SIZE, OWN_RANGES,
+                null);
+        assertEquals(ImageSource.digest(x.volumeImage(SRC), RANGES.of(x.volumeImage(SRC)), TransferPlan.DEFAULT_CHUNK,
+                DigestFormat.SHA256_V1), r.digest());
+        assertEquals(-1, Files.mismatch(x.volumeImage(SRC), y.volumeImage(DST)));
+    }
+
+    @Test
+    void aSourceAnsweringAFormatNotOfferedIsRefusedBeforeAnythingIsMade() throws Exception {
+        Set<Path> before = tree(y.root());
+        TransferServer odd = serve(xKeys, new Release(service(), false, false, "loopcsi-content-blake3-v9", new AtomicReference<>()));
+        TransferException e = assertThrows(TransferException.class, () -> client(odd, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(),
+                y.volumeImage(DST), SIZE, OWN_RANGES, null));
+        assertEquals(TransferException.Kind.INVALID, e.kind(), e.getMessage());
+        assertTrue(e.getMessage().contains("loopcsi-content-blake3-v9") && e.getMessage().contains(DigestFormat.CRC_V2.wireName()),
+                e.getMessage());
+        assertEquals(before, tree(y.root()), "no image, no progress");
+    }
+
+    @Test
+    void aTransferCutWhileInV1GoesOnInV1FromASourceOfThisRelease() throws Exception {
+        // begun with a source of an earlier release (v1), cut; the source's node is upgraded meanwhile
+        TransferServer old = serve(xKeys, new Release(service(), true, true, null, new AtomicReference<>()));
+        AtomicInteger chunks = new AtomicInteger();
+        assertThrows(RuntimeException.class, () -> client(old, xKeys.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(), y.volumeImage(DST), SIZE,
+                OWN_RANGES, (i, bytes) -> {
+                    if (chunks.incrementAndGet() == 14) {
+                        old.close();
+                    }
+                }));
+        AtomicReference<PlanReply> answered = new AtomicReference<>();
+        NodeKeys upgraded = NodeKeys.generate("x");
+        TransferServer now = serve(upgraded, new Release(service(), false, false, null, answered));
+        TransferClient.Result r = client(now, upgraded.fingerprint(), yKeys).fetch(T, SRC, 0, y.root(), y.volumeImage(DST), SIZE, OWN_RANGES,
+                null);
+        assertEquals(DigestFormat.SHA256_V1.wireName(), answered.get().getDigestFormat(), "the destination offered its progress's format first");
+        assertTrue(r.fromChunk() >= 14, "went on from the checkpoint, not from zero: chunk " + r.fromChunk());
+        assertEquals(-1, Files.mismatch(x.volumeImage(SRC), y.volumeImage(DST)));
+    }
+
+    /**
+     * The real service as a node of another release would answer: {@code ignoreOffer} drops the
+     * destination's digest formats before the service sees them (a destination, or a source, that
+     * predates field 4), {@code unnamed} clears the format from the answer (a source that predates
+     * field 7), {@code renamed} puts another name there.
+     */
+    static final class Release extends TransferGrpc.TransferImplBase {
+        private final TransferService real;
+        private final boolean ignoreOffer;
+        private final boolean unnamed;
+        private final String renamed;
+        private final AtomicReference<PlanReply> answered;
+
+        Release(TransferService real, boolean ignoreOffer, boolean unnamed, String renamed, AtomicReference<PlanReply> answered) {
+            this.real = real;
+            this.ignoreOffer = ignoreOffer;
+            this.unnamed = unnamed;
+            this.renamed = renamed;
+            this.answered = answered;
+        }
+
+        @Override
+        public void plan(PlanRequest req, StreamObserver<PlanReply> out) {
+            real.plan(ignoreOffer ? req.toBuilder().clearDigestFormats().build() : req, new StreamObserver<>() {
+                @Override
+                public void onNext(PlanReply reply) {
+                    PlanReply sent = unnamed ? reply.toBuilder().clearDigestFormat().build()
+                            : renamed != null ? reply.toBuilder().setDigestFormat(renamed).build() : reply;
+                    answered.set(sent);
+                    out.onNext(sent);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    out.onError(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                    out.onCompleted();
+                }
+            });
+        }
+
+        @Override
+        public void chunks(ChunksRequest req, StreamObserver<ChunkMessage> out) {
+            real.chunks(req, out);
+        }
     }
 
     // ---- authorisation -----------------------------------------------------------------------
@@ -352,7 +472,7 @@ class TransferServiceTest {
         }
 
         private ImageSource source() {
-            return ImageSource.plan(T, SRC, image, RANGES.of(image), TransferPlan.DEFAULT_CHUNK);
+            return ImageSource.plan(T, SRC, image, RANGES.of(image), TransferPlan.DEFAULT_CHUNK, DigestFormat.CRC_V2);
         }
 
         @Override
