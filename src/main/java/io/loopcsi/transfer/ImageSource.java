@@ -71,7 +71,8 @@ public final class ImageSource implements AutoCloseable {
         try {
             BlockingQueue<ByteBuffer> buffers = new ArrayBlockingQueue<>(threads);
             for (int i = 0; i < threads; i++) {
-                buffers.add(ByteBuffer.allocate(PLAN_READ));
+                // direct: read without the JDK's staging copy of a heap buffer, and hashed where it lies (CRC32 takes its address)
+                buffers.add(ByteBuffer.allocateDirect(PLAN_READ));
             }
             ContentDigest d = new ContentDigest(ranges.size(), chunkSize, format);
             ChunkHashes kept = new ChunkHashes(format);
@@ -156,8 +157,9 @@ public final class ImageSource implements AutoCloseable {
                 for (long pos = r.offset(); pos < r.end();) {
                     buf.clear().limit((int) Math.min(buf.capacity(), r.end() - pos));
                     AllocatedRanges.readFully(channel, buf, pos);
-                    h.update(buf.array(), 0, buf.position());
-                    pos += buf.position();
+                    int n = buf.position();
+                    h.update(buf.flip());
+                    pos += n;
                 }
                 at = r.end();
             }
