@@ -75,7 +75,7 @@ public final class ContentDigest {
         long at = start;
         for (Segment s : segments) {
             zeros(d, s.offset() - at);
-            d.update(s.data());
+            d.update(s.buffer());
             at = s.end();
         }
         zeros(d, start + length - at);
