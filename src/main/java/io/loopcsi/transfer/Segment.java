@@ -7,8 +7,8 @@ import java.util.Arrays;
  * Bytes of an image at an offset: the data of one range (or the part of it inside one chunk),
  * {@code length} bytes of {@code array} from {@code from}. A slice of a larger array is what the
  * destination receives (the segment's bytes where gRPC's message put them, not copied out:
- * service.Messages.fromWire); the source reads each segment into an array of its own. Never
- * written after it is made.
+ * service.Messages.fromWire); the source's Pump reads every chunk into one array it reuses, once
+ * gRPC has serialised the chunk read before (TransferService.Pump). Not written while in use.
  */
 public record Segment(long offset, byte[] array, int from, int length) {
 

@@ -52,8 +52,9 @@ final class Messages {
 
     /**
      * Wraps the chunk's arrays without copying them (a copy of each 1 MiB chunk was measurable):
-     * safe because a {@link Chunk}'s arrays are read from the image for this message alone and
-     * never written after.
+     * safe because the message is serialised into gRPC's buffers within the onNext it is given to
+     * (TransferService.Pump), and the chunk's array is written again (the Pump's next read) only
+     * after that.
      */
     static ChunkMessage toWire(Chunk c) {
         ChunkMessage.Builder b = ChunkMessage.newBuilder().setIndex(c.index()).setHash(UnsafeByteOperations.unsafeWrap(c.hash()));
