@@ -12,7 +12,7 @@ public record Chunk(long index, List<Segment> segments, byte[] hash) {
     public long dataBytes() {
         long n = 0;
         for (Segment s : segments) {
-            n += s.data().length;
+            n += s.length();
         }
         return n;
     }

@@ -75,7 +75,7 @@ public final class ContentDigest {
         long at = start;
         for (Segment s : segments) {
             h.zeros(s.offset() - at);
-            h.update(s.data());
+            h.update(s.buffer());
             at = s.end();
         }
         h.zeros(start + length - at);

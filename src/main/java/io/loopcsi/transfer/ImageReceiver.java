@@ -120,7 +120,7 @@ public final class ImageReceiver implements AutoCloseable {
         TransferPlan plan = state.plan();
         Range c = plan.chunk(chunk.index());
         List<Range> expected = plan.ranges().within(c.offset(), c.end());
-        List<Range> got = chunk.segments().stream().map(s -> new Range(s.offset(), s.data().length)).toList();
+        List<Range> got = chunk.segments().stream().map(s -> new Range(s.offset(), s.length())).toList();
         if (!expected.equals(got)) {
             throw TransferException.invalid("chunk " + chunk.index() + " of transfer " + plan.transferId() + " carries ranges " + got
                     + ", the plan has " + expected + " there; nothing written");
@@ -142,7 +142,7 @@ public final class ImageReceiver implements AutoCloseable {
         }
         try {
             for (Segment s : chunk.segments()) {
-                ByteBuffer buf = ByteBuffer.wrap(s.data());
+                ByteBuffer buf = s.buffer();
                 long at = s.offset();
                 while (buf.hasRemaining()) {
                     at += channel.write(buf, at);

@@ -190,13 +190,32 @@ public final class ImageSource implements AutoCloseable {
 
     /** Chunk i: its data segments (read from the image) and its hash (the plan's, where kept; else computed from the data read). */
     public Chunk read(long index) {
+        return read(index, null);
+    }
+
+    /**
+     * Chunk i as {@link #read(long)}, its segments read into slices of {@code into} when their bytes
+     * fit in it (else into arrays of their own): the caller reuses {@code into} for the next chunk
+     * once it is done with this one (the source's Pump, after gRPC serialized the chunk).
+     */
+    public Chunk read(long index, byte[] into) {
         Range c = plan.chunk(index);
-        List<Segment> segments = new ArrayList<>();
+        List<Range> data = plan.ranges().within(c.offset(), c.end());
+        long bytes = 0;
+        for (Range r : data) {
+            bytes += r.length();
+        }
+        boolean reuse = into != null && bytes <= into.length;
+        List<Segment> segments = new ArrayList<>(data.size());
         try {
-            for (Range r : plan.ranges().within(c.offset(), c.end())) {
-                ByteBuffer buf = ByteBuffer.allocate((int) r.length());
-                AllocatedRanges.readFully(channel, buf, r.offset());
-                segments.add(new Segment(r.offset(), buf.array()));
+            int at = 0;
+            for (Range r : data) {
+                int length = (int) r.length();
+                byte[] array = reuse ? into : new byte[length];
+                int from = reuse ? at : 0;
+                AllocatedRanges.readFully(channel, ByteBuffer.wrap(array, from, length), r.offset());
+                segments.add(new Segment(r.offset(), array, from, length));
+                at += reuse ? length : 0;
             }
         } catch (IOException e) {
             throw TransferException.state("cannot read " + image + " at chunk " + index + ": " + e.getMessage(), e);

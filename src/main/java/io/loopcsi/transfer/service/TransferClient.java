@@ -11,8 +11,14 @@ import java.util.function.Function;
 import javax.net.ssl.SSLException;
 
 import io.grpc.CallCredentials;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.loopcsi.transfer.Chunk;
@@ -88,8 +94,22 @@ public final class TransferClient implements AutoCloseable {
         } catch (SSLException e) {
             throw new IllegalStateException("cannot set up TLS for the transfer client: " + e.getMessage(), e);
         }
-        TransferGrpc.TransferBlockingStub s = TransferGrpc.newBlockingStub(channel);
+        TransferGrpc.TransferBlockingStub s = TransferGrpc.newBlockingStub(ClientInterceptors.intercept(channel, new ChunkParsing()));
         this.stub = credentials == null ? s : s.withCallCredentials(credentials);
+    }
+
+    /** Chunks calls parse their messages with {@link Messages#CHUNKS} (one copy of the data instead of three). */
+    static final class ChunkParsing implements ClientInterceptor {
+        @Override
+        @SuppressWarnings("unchecked")
+        public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
+            if (method.getFullMethodName().equals(TransferGrpc.getChunksMethod().getFullMethodName())) {
+                MethodDescriptor<Q, A> m = method.toBuilder(method.getRequestMarshaller(), (MethodDescriptor.Marshaller<A>) Messages.CHUNKS)
+                        .build();
+                return next.newCall(m, options);
+            }
+            return next.newCall(method, options);
+        }
     }
 
     /**

@@ -182,6 +182,22 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
          * instead of following it. One chunk per stream at most (1 MiB at the default chunk size).
          */
         private io.loopcsi.transfer.Chunk ahead;
+        /**
+         * The array every chunk is read into (ImageSource.read(index, into)) instead of one of its own
+         * each: the chunk is read after the previous one was handed to gRPC, whose onNext serialises
+         * it into the transport's buffers before it returns (grpc-java 1.69.1 core MessageFramer
+         * writePayload, writeKnownLengthUncompressed: the message is drained into the framer's
+         * buffers; ServerCallImpl keeps no reference), so one chunk at a time uses it: the one sent
+         * next, or the one read ahead. Made at the first read, dropped once stopped.
+         */
+        private byte[] buffer;
+
+        private byte[] buffer() {
+            if (buffer == null) {
+                buffer = new byte[source.plan().chunkSize()];
+            }
+            return buffer;
+        }
         private long next;
         private boolean ended;
         private boolean paused;
@@ -202,7 +218,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             try {
                 long chunks = source.plan().chunks();
                 while (next < chunks && out.isReady() && !out.isCancelled()) {
-                    io.loopcsi.transfer.Chunk c = ahead != null ? ahead : source.read(next);
+                    io.loopcsi.transfer.Chunk c = ahead != null ? ahead : source.read(next, buffer());
                     ahead = null;
                     next++;
                     out.onNext(Messages.toWire(c));
@@ -214,7 +230,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
                         return;
                     }
                     if (next < chunks && !out.isReady()) {
-                        ahead = source.read(next); // while the transport encrypts and sends the chunk just handed to it
+                        ahead = source.read(next, buffer()); // while the transport encrypts and sends the chunk just handed to it
                     }
                 }
                 if (next == chunks) {
@@ -240,6 +256,7 @@ public final class TransferService extends TransferGrpc.TransferImplBase {
             }
             ended = true;
             ahead = null;
+            buffer = null;
             source.close();
             streams.release();
             observer.ended(io.loopcsi.transfer.TransferObserver.Direction.SEND);
