@@ -19,7 +19,9 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * The node role's last disk audit, kept in the pool directory ({@code orphans.json}) so that
  * {@code loopcsi doctor --data-dir} lists it without the API: {@code unclaimed} are volume and
  * snapshot IDs whose files are in the pool but that no LoopVolume/LoopSnapshot names; {@code missing}
- * are the names of objects whose files are gone. Written atomically (temp file, fsync, rename) when it
+ * are the names of objects whose files are gone; {@code abandonedTransfers} are fetches from another node
+ * (a partial image and its progress, described with their sizes) into a volume no LoopVolume names, which
+ * the node deletes once no LoopTransfer authorises them (null in a list an older version wrote). Written atomically (temp file, fsync, rename) when it
  * changes; never read by the engine (the files themselves are the truth).
  *
  * @param since when the node process found this list (RFC 3339)
@@ -27,13 +29,22 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 // Jackson reads and writes it by reflection: the native executable needs its accessors and constructor
 // registered (without, the node role fails with "No serializer found ... native image" and doctor cannot read it)
 @RegisterForReflection
-public record OrphanList(String pool, String node, String since, List<String> unclaimed, List<String> missing) {
+public record OrphanList(String pool, String node, String since, List<String> unclaimed, List<String> missing,
+        List<String> abandonedTransfers) {
+
+    public OrphanList {
+        abandonedTransfers = abandonedTransfers == null ? List.of() : abandonedTransfers;
+    }
+
+    public OrphanList(String pool, String node, String since, List<String> unclaimed, List<String> missing) {
+        this(pool, node, since, unclaimed, missing, List.of());
+    }
 
     public static final String FILE = "orphans.json";
     private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     public boolean isEmpty() {
-        return unclaimed.isEmpty() && missing.isEmpty();
+        return unclaimed.isEmpty() && missing.isEmpty() && abandonedTransfers.isEmpty();
     }
 
     public void write(Path poolDir) {

@@ -193,6 +193,83 @@ public class PoolDirectory {
     }
 
     /**
+     * What a destination's fetch into volume {@code volumeId} keeps on this node between attempts
+     * (issue 35): its progress {@code transfers/<ID>.json} and the partial image
+     * {@code volumes/<ID>.img.tmp} it goes on with. Not user data: the source still holds the content.
+     *
+     * @param imageBytes the partial image's size (its apparent size: the image is sparse), -1 when there is none
+     * @param progressBytes the progress file's size
+     */
+    public record PartialFetch(String volumeId, long imageBytes, long progressBytes) {
+
+        public boolean hasImage() {
+            return imageBytes >= 0;
+        }
+
+        /** For the audit: what it is, with its files and their sizes. */
+        public String describe() {
+            return volumeId + " (an abandoned transfer's " + (hasImage() ? "partial image volumes/" + volumeId + IMG + TMP + ", "
+                    + Sizes.format(imageBytes) + ", and its " : "") + "progress transfers/" + volumeId + META + ", " + progressBytes + " bytes)";
+        }
+    }
+
+    /**
+     * The destination fetches whose progress is in the pool directory at {@code root} now (a fetch
+     * running, cut, or left by a volume whose object is gone), by volume ID, read from the directory:
+     * what the disk audit compares with the node's LoopVolumes. A partial image without progress is
+     * no fetch to go on with: {@link VolumeEngine#recover} removes it at the next start.
+     */
+    public static List<PartialFetch> partialFetches(Path root) throws IOException {
+        List<PartialFetch> found = new ArrayList<>();
+        Path dir = root.resolve("transfers");
+        if (!Files.isDirectory(dir)) {
+            return found;
+        }
+        TreeMap<String, Long> progress = new TreeMap<>();
+        try (var files = Files.newDirectoryStream(dir, "*" + META)) {
+            for (Path f : files) {
+                String id = f.getFileName().toString();
+                id = id.substring(0, id.length() - META.length());
+                if (Ids.isVolumeId(id)) {
+                    try {
+                        progress.put(id, Files.size(f));
+                    } catch (NoSuchFileException e) {
+                        // forgotten meanwhile (the fetch ended)
+                    }
+                }
+            }
+        }
+        for (var e : progress.entrySet()) {
+            long image;
+            try {
+                image = Files.size(root.resolve(VOLUMES).resolve(e.getKey() + IMG + TMP));
+            } catch (NoSuchFileException gone) {
+                image = -1;
+            }
+            found.add(new PartialFetch(e.getKey(), image, e.getValue()));
+        }
+        return found;
+    }
+
+    /**
+     * Deletes what a fetch into volume ID left (its partial image and progress); false when there
+     * was neither. The caller holds the volume's lock and knows that nothing goes on with it.
+     */
+    boolean deletePartialFetch(String volumeId) throws IOException {
+        Path tmp = tempOf(volumeImage(volumeId));
+        Path progress = transferProgress(root, volumeId);
+        boolean any = Files.deleteIfExists(tmp) | Files.deleteIfExists(progress);
+        Files.deleteIfExists(progress.resolveSibling(progress.getFileName() + TMP));
+        if (any) {
+            fsyncDir(volumes);
+            if (Files.isDirectory(progress.getParent())) {
+                fsyncDir(progress.getParent());
+            }
+        }
+        return any;
+    }
+
+    /**
      * The point-in-time copy of a volume that transfer {@code transferId} reads on its source node
      * ({@link VolumeEngine#transferCopy}). A transfer ID is a volume ID (the destination's), or at
      * least a plain file name.

@@ -869,6 +869,32 @@ public class VolumeEngine implements VolumeProvider {
         }
     }
 
+    /**
+     * Deletes the partial image and the progress of a fetch into volume ID that nothing goes on with
+     * (node/NodeRole decides that: no LoopVolume of this node names the volume and no LoopTransfer
+     * authorises the transfer to it). Not while the volume is locked (a fetch of it running: false,
+     * the next round looks again), and never for a committed volume (its files are its own, and
+     * DeleteVolume removes a progress left beside them). True when something was deleted.
+     */
+    public boolean dropAbandonedFetch(String volumeId) {
+        Ids.requireVolumeId(volumeId);
+        try (VolumeLocks.Held h = locks.tryAcquire(volumeId)) {
+            if (pool.readVolume(volumeId).isPresent() || !pool.deletePartialFetch(volumeId)) {
+                return false;
+            }
+            LOG.infof("transfer %s: its volume's object is gone and no LoopTransfer authorises it any more: the partial image and the "
+                    + "progress of its fetch are deleted (a CreateVolume asked again starts it over)", volumeId);
+            return true;
+        } catch (EngineException e) {
+            if (e.kind() == EngineException.Kind.ABORTED) {
+                return false; // locked: a fetch or a delete of it runs
+            }
+            throw e;
+        } catch (IOException e) {
+            throw EngineException.internal("cannot delete the partial fetch of volume " + volumeId + ": " + e.getMessage(), e);
+        }
+    }
+
     // ---- copies -----------------------------------------------------------------------------
 
     private interface IoAction {

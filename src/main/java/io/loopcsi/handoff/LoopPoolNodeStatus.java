@@ -48,6 +48,10 @@ public class LoopPoolNodeStatus {
     private List<String> unclaimed = new ArrayList<>();
     @JsonPropertyDescription("LoopVolume/LoopSnapshot names whose backing file is gone from this node.")
     private List<String> missing = new ArrayList<>();
+    @JsonPropertyDescription("Abandoned transfers: a fetch from another node (partial image and progress) into a volume that no LoopVolume"
+            + " of this node names any more, each with its files and sizes; the node deletes them once no LoopTransfer authorises the"
+            + " transfer either (a CreateVolume asked again for the same volume goes on with them until then).")
+    private List<String> abandonedTransfers = new ArrayList<>();
     @JsonPropertyDescription("Volumes of this node whose CSI volume condition is abnormal, each with why (e.g. a thick volume whose "
             + "image lost blocks the node cannot allocate again); GetVolume and ListVolumes answer it. A list, not a map: the node's "
             + "merge patch of its status replaces a list whole, where it would only add to a map's keys.")
@@ -87,6 +91,8 @@ public class LoopPoolNodeStatus {
     private Integer unclaimedCount = 0;
     @JsonPropertyDescription("How many objects are missing their files (the list holds at most 50).")
     private Integer missingCount = 0;
+    @JsonPropertyDescription("How many abandoned transfers are on disk (the list holds at most 50).")
+    private Integer abandonedTransferCount = 0;
     private String message;
 
     public Long getTotalBytes() {
@@ -235,6 +241,22 @@ public class LoopPoolNodeStatus {
 
     public void setUnclaimedCount(Integer unclaimedCount) {
         this.unclaimedCount = unclaimedCount;
+    }
+
+    public List<String> getAbandonedTransfers() {
+        return abandonedTransfers;
+    }
+
+    public void setAbandonedTransfers(List<String> abandonedTransfers) {
+        this.abandonedTransfers = abandonedTransfers;
+    }
+
+    public Integer getAbandonedTransferCount() {
+        return abandonedTransferCount;
+    }
+
+    public void setAbandonedTransferCount(Integer abandonedTransferCount) {
+        this.abandonedTransferCount = abandonedTransferCount;
     }
 
     public Integer getMissingCount() {

@@ -118,10 +118,10 @@ final class CapacityPublisher implements AutoCloseable {
         List<SnapshotMeta> snaps = engine.snapshots();
         Set<String> onDisk = onDisk(vols, snaps);
         Claims cl = claims.get();
-        DiskAudit audit = DiskAudit.of(onDisk, cl.claimed(), cl.made());
+        DiskAudit audit = DiskAudit.of(onDisk, partialFetches(), cl.claimed(), cl.made());
         String summary = audit.summary();
         if (!summary.equals(lastSummary)) {
-            if (audit.unclaimed().isEmpty() && audit.missing().isEmpty()) {
+            if (audit.isEmpty()) {
                 LOG.infof("pool %s on node %s: %s", pool, engine.nodeId(), summary);
             } else {
                 LOG.warnf("pool %s on node %s: %s", pool, engine.nodeId(), summary);
@@ -148,6 +148,8 @@ final class CapacityPublisher implements AutoCloseable {
         s.setAbnormalVolumes(abnormal(vols));
         s.setUnclaimedCount(audit.unclaimed().size());
         s.setMissingCount(audit.missing().size());
+        s.setAbandonedTransfers(audit.listedAbandoned());
+        s.setAbandonedTransferCount(audit.abandoned().size());
         keepOrphanList(audit);
         s.setMessage(summary);
         Instant now = Instant.now();
@@ -200,13 +202,27 @@ final class CapacityPublisher implements AutoCloseable {
         return ids;
     }
 
+    /** The destination fetches whose progress is in the pool directory (none without a directory). */
+    private List<io.loopcsi.engine.PoolDirectory.PartialFetch> partialFetches() {
+        if (poolDir != null) {
+            try {
+                return io.loopcsi.engine.PoolDirectory.partialFetches(poolDir);
+            } catch (java.io.IOException e) {
+                LOG.warnf("cannot list the transfers' progress in %s (%s): the audit leaves them out", poolDir, e.getMessage());
+            }
+        }
+        return List.of();
+    }
+
     /** The audit in the pool directory for {@code loopcsi doctor --data-dir} (OrphanList), rewritten when it changes. */
     private void keepOrphanList(DiskAudit audit) {
-        if (poolDir == null || (audit.unclaimed().equals(lastOrphans.unclaimed()) && audit.missing().equals(lastOrphans.missing()))) {
+        if (poolDir == null || (audit.unclaimed().equals(lastOrphans.unclaimed()) && audit.missing().equals(lastOrphans.missing())
+                && audit.abandoned().equals(lastOrphans.abandonedTransfers()))) {
             return;
         }
         try {
-            OrphanList list = new OrphanList(pool, engine.nodeId(), Instant.now().toString(), audit.unclaimed(), audit.missing());
+            OrphanList list = new OrphanList(pool, engine.nodeId(), Instant.now().toString(), audit.unclaimed(), audit.missing(),
+                    audit.abandoned());
             list.write(poolDir);
             lastOrphans = list;
         } catch (RuntimeException e) {

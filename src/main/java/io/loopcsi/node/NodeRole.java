@@ -99,7 +99,9 @@ public class NodeRole {
                     nodeConfig.transferNodeAccount().orElseThrow(() -> new IllegalStateException(
                             "a transfer address needs the node pods' ServiceAccount and DaemonSet name")),
                     TransferEndpoint.limits(nodeConfig.transferBandwidth(), nodeConfig.transferConcurrency()), nodeConfig.transferSweep(),
-                    transferMetrics.get());
+                    transferMetrics.get(), new AbandonedFetches(Path.of(config.dataDir()), node,
+                            id -> volumes.getStore().getByKey(HandoffNames.object(pool, id)) != null, () -> volumes.hasSynced(), engines.get(),
+                            java.time.Clock.systemUTC()));
             running.add(t);
             String advertised = nodeConfig.transferAdvertiseAddress().filter(a -> !a.isBlank()).orElse(t.address());
             publisher.transferEndpoint(t.fingerprint(), advertised);

@@ -56,6 +56,13 @@ final class TransferEndpoint implements AutoCloseable {
 
     static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
             String nodeAccount, TransferService.Limits limits, Duration sweep, TransferObserver observer) throws IOException {
+        return start(address, client, pool, engine, dataDir, namespace, nodeAccount, limits, sweep, observer, null);
+    }
+
+    /** @param fetches the destination's abandoned fetches to sweep with the source's copies (null: none) */
+    static TransferEndpoint start(String address, KubernetesClient client, String pool, VolumeProvider engine, Path dataDir, String namespace,
+            String nodeAccount, TransferService.Limits limits, Duration sweep, TransferObserver observer, AbandonedFetches fetches)
+            throws IOException {
         int colon = address.lastIndexOf(':');
         if (colon < 0) {
             throw new IllegalStateException("the transfer address " + address + " is not host:port");
@@ -81,8 +88,12 @@ final class TransferEndpoint implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            TransferSweeper sweeper = new TransferSweeper(grants, List.of(new TransferSweeper.Held(volumes::transferCopies, volumes::dropTransferCopy),
-                    new TransferSweeper.Held(service::planned, service::forget)));
+            List<TransferSweeper.Held> held = new java.util.ArrayList<>(List.of(new TransferSweeper.Held(volumes::transferCopies,
+                    volumes::dropTransferCopy), new TransferSweeper.Held(service::planned, service::forget)));
+            if (fetches != null) {
+                held.add(fetches.held());
+            }
+            TransferSweeper sweeper = new TransferSweeper(grants, held);
             sweeps.scheduleWithFixedDelay(sweeper, 0, Math.max(1, sweep.toMillis()), TimeUnit.MILLISECONDS);
         }
         return new TransferEndpoint(server, keys, host, dir, sweeps);

@@ -233,6 +233,8 @@ final class TransferFetch {
         } catch (EngineException e) {
             if (e.kind() != EngineException.Kind.ABORTED) {
                 failed(spec, progress, e);
+            } else {
+                LOG.info(e.getMessage()); // the node stops: what the restart goes on from was recorded on the way out
             }
             throw e;
         } catch (RuntimeException e) {

@@ -3,14 +3,17 @@ package io.loopcsi.node;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.jboss.logging.Logger;
 
 import io.loopcsi.transfer.TransferException;
+import io.loopcsi.transfer.TransferGrant;
 import io.loopcsi.transfer.service.Grants;
 
 /**
@@ -29,8 +32,16 @@ final class TransferSweeper implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(TransferSweeper.class);
 
-    /** Something held per transfer ID, and how to release one. */
-    record Held(Supplier<Set<String>> ids, Consumer<String> release) {
+    /**
+     * Something held per transfer ID, how to release one, and when its transfer is over given its
+     * authorisation (empty: no LoopTransfer, or one that authorises nothing).
+     */
+    record Held(Supplier<Set<String>> ids, Consumer<String> release, Predicate<Optional<TransferGrant>> over) {
+
+        /** Held while any LoopTransfer names the transfer (the source's side). */
+        Held(Supplier<Set<String>> ids, Consumer<String> release) {
+            this(ids, release, Optional::isEmpty);
+        }
     }
 
     private final Grants grants;
@@ -53,10 +64,10 @@ final class TransferSweeper implements Runnable {
     /** The transfers whose holdings it released. */
     Set<String> sweep() {
         Set<String> ended = new TreeSet<>();
-        Map<String, Boolean> over = new HashMap<>(); // one look at the API per transfer and round
+        Map<String, Optional<TransferGrant>> grant = new HashMap<>(); // one look at the API per transfer and round
         for (Held h : held) {
             for (String id : h.ids().get()) {
-                if (over.computeIfAbsent(id, this::over)) {
+                if (h.over().test(grant.computeIfAbsent(id, this::grant))) {
                     h.release().accept(id);
                     ended.add(id);
                 }
@@ -65,11 +76,11 @@ final class TransferSweeper implements Runnable {
         return ended;
     }
 
-    private boolean over(String transferId) {
+    private Optional<TransferGrant> grant(String transferId) {
         try {
-            return grants.find(transferId).isEmpty();
+            return grants.find(transferId);
         } catch (TransferException e) {
-            return true; // an object that authorises nothing (another pool's, another transfer's)
+            return Optional.empty(); // an object that authorises nothing (another pool's, another transfer's)
         }
     }
 }

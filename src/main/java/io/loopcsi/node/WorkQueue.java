@@ -20,6 +20,8 @@ import org.jboss.logging.Logger;
 final class WorkQueue implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(WorkQueue.class);
+    /** How long {@link #close} waits for interrupted runs: well inside kubelet's default grace period of 30 s. */
+    static final Duration FINISH = Duration.ofSeconds(20);
 
     private final Function<String, Optional<Duration>> handler;
     private final ExecutorService workers;
@@ -83,9 +85,24 @@ final class WorkQueue implements AutoCloseable {
         next.ifPresent(d -> addAfter(key, d));
     }
 
+    /**
+     * Interrupts the runs under way and waits, up to {@link #FINISH}, for them to end. A run that
+     * is interrupted still finishes what must outlive the process: a fetch from another node takes
+     * its checkpoint (the image synced, the progress recorded) so that the node goes on from there
+     * when it is back. Without the wait the process exited (its threads are daemons) while that
+     * checkpoint was being written, and the fetch started over from chunk 0 (TransferFaultsKubeIT,
+     * the destination's restart).
+     */
     @Override
     public void close() {
         timer.shutdownNow();
         workers.shutdownNow();
+        try {
+            if (!workers.awaitTermination(FINISH.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warnf("work still under way %d s after it was interrupted; stopping without it", FINISH.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -47,8 +47,8 @@ public class PoolGauges {
         this.lostBytes = MultiGauge.builder("loopcsi.pool.lost.node.volume.bytes")
                 .description("Capacity of the volumes of the pool on a node that does not serve it, bytes").register(registry);
         this.orphanGauge = MultiGauge.builder("loopcsi.pool.orphans")
-                .description("Orphans of the pool on a node (status.orphans): kind unclaimed (files no object names) or missing (objects"
-                        + " whose files are gone)")
+                .description("Orphans of the pool on a node (status.orphans): kind unclaimed (files no object names), missing (objects"
+                        + " whose files are gone) or abandoned-transfer (a fetch's partial image into a volume no object names)")
                 .register(registry);
     }
 
@@ -70,6 +70,9 @@ public class PoolGauges {
             }
             if (n.getMissing() != null && n.getMissing() > 0) {
                 rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "node", n.getNode(), "kind", "missing"), n.getMissing()));
+            }
+            if (n.getAbandonedTransfers() != null && n.getAbandonedTransfers() > 0) {
+                rows.add(MultiGauge.Row.of(Tags.of("pool", pool, "node", n.getNode(), "kind", "abandoned-transfer"), n.getAbandonedTransfers()));
             }
         }));
         orphanGauge.register(rows, true);

@@ -216,4 +216,93 @@ class PoolDirectoryTest extends KernelTestDirs {
         assertEquals(List.of(), files("volumes"));
         assertFalse(Files.exists(progress), "the progress of a fetch given up goes with its volume");
     }
+
+    /** A fetch cut short as its node stopped: the partial image and the progress (the same as above). */
+    private String cutFetch(String name, long bytes) throws Exception {
+        CreateRequest req = new CreateRequest(name, bytes, 0, VolumeMode.BLOCK, "", Ids.snapshotIdFor("elsewhere"), null, Map.of());
+        String id = Ids.volumeIdFor(name);
+        Path progress = PoolDirectory.transferProgress(pool.root(), id);
+        Rig.expect(EngineException.Kind.ABORTED, () -> rig.engine.createVolumeFrom(req, new VolumeEngine.RemoteSource("x", null, null, bytes, 0),
+                (image, size) -> {
+                    try {
+                        PoolDirectory.createSparse(image, size);
+                        Files.createDirectories(progress.getParent());
+                        Files.writeString(progress, "{\"done\":\"AQ==\"}");
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                    throw new EngineException(EngineException.Kind.ABORTED, "the node stops");
+                }));
+        return id;
+    }
+
+    /**
+     * The disk audit's view of destination fetches (issue 35, an abandoned transfer): each progress
+     * file of a volume ID, with its partial image's size when the image is there; a source's copy, a
+     * progress being written and a temporary image without progress are no fetch.
+     */
+    @Test
+    void partialFetchesAreListedByTheirProgressWithTheImagesSize() throws Exception {
+        assertEquals(List.of(), PoolDirectory.partialFetches(pool.root()), "no transfers directory yet");
+        String cut = cutFetch("moved", 4 * MIB);
+        String progressOnly = Ids.volumeIdFor("progress-only");
+        Path transfers = pool.root().resolve("transfers");
+        Files.writeString(transfers.resolve(progressOnly + ".json"), "{}");
+        Files.writeString(transfers.resolve(Ids.volumeIdFor("copy") + ".source.img"), "x");
+        Files.writeString(transfers.resolve(Ids.volumeIdFor("saving") + ".json.tmp"), "{}");
+        Files.writeString(transfers.resolve("not-a-volume.json"), "{}");
+        PoolDirectory.createSparse(pool.root().resolve("volumes").resolve(Ids.volumeIdFor("no-progress") + ".img.tmp"), MIB);
+
+        List<PoolDirectory.PartialFetch> found = PoolDirectory.partialFetches(pool.root());
+
+        List<PoolDirectory.PartialFetch> expected = new java.util.ArrayList<>(List.of(
+                new PoolDirectory.PartialFetch(cut, 4 * MIB, "{\"done\":\"AQ==\"}".length()),
+                new PoolDirectory.PartialFetch(progressOnly, -1, 2)));
+        expected.sort(java.util.Comparator.comparing(PoolDirectory.PartialFetch::volumeId));
+        assertEquals(expected, found);
+        assertEquals(cut + " (an abandoned transfer's partial image volumes/" + cut + ".img.tmp, 4Mi, and its progress transfers/" + cut
+                + ".json, 15 bytes)", new PoolDirectory.PartialFetch(cut, 4 * MIB, 15).describe());
+        assertEquals(progressOnly + " (an abandoned transfer's progress transfers/" + progressOnly + ".json, 2 bytes)",
+                new PoolDirectory.PartialFetch(progressOnly, -1, 2).describe());
+    }
+
+    /**
+     * What the node deletes of an abandoned transfer (node/AbandonedFetches decides when): the
+     * partial image and the progress, never while the volume is locked (its fetch runs), never of a
+     * committed volume, and nothing else of the pool.
+     */
+    @Test
+    void anAbandonedFetchIsDroppedOnlyWhenNothingHoldsIt() throws Exception {
+        String cut = cutFetch("moved", 4 * MIB);
+        VolumeMeta kept = rig.block("kept", 4 * MIB);
+        Path keptProgress = PoolDirectory.transferProgress(pool.root(), kept.id());
+        Files.writeString(keptProgress, "{}"); // a progress beside a committed volume (deleted with it)
+        Path progress = PoolDirectory.transferProgress(pool.root(), cut);
+
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(1);
+        Thread fetching = new Thread(() -> { // a fetch of it running (the lock is reentrant: another thread holds it)
+            try (VolumeLocks.Held h = rig.locks.tryAcquire(cut)) {
+                held.countDown();
+                done.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        fetching.start();
+        held.await();
+        assertFalse(rig.engine.dropAbandonedFetch(cut));
+        done.countDown();
+        fetching.join();
+        assertTrue(Files.exists(progress));
+        assertFalse(rig.engine.dropAbandonedFetch(kept.id()), "a committed volume's files are its own");
+        assertTrue(Files.exists(keptProgress));
+
+        assertTrue(rig.engine.dropAbandonedFetch(cut));
+
+        assertEquals(List.of(kept.id() + ".img", kept.id() + ".json"), files("volumes"));
+        assertEquals(List.of(kept.id() + ".json"), files("transfers"));
+        assertFalse(rig.engine.dropAbandonedFetch(cut), "repeatable: nothing left to drop");
+        assertEquals(List.of(kept.id()), PoolDirectory.partialFetches(pool.root()).stream().map(PoolDirectory.PartialFetch::volumeId).toList());
+    }
 }

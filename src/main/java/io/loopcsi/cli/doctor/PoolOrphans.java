@@ -16,7 +16,8 @@ import io.loopcsi.engine.OrphanList;
  * Orphans in a pool directory, from the node role's last audit there ({@link OrphanList}): doctor
  * lists them, and {@link #remove} deletes one unclaimed image on purpose. Nothing else ever deletes
  * them: an image no object names may still be someone's data (an object deleted by hand, a pool
- * directory restored from a backup).
+ * directory restored from a backup). Abandoned transfers (a fetch's partial image and progress) are
+ * listed too; they are no one's data, and the node deletes them itself (node/AbandonedFetches).
  */
 final class PoolOrphans {
 
@@ -47,10 +48,23 @@ final class PoolOrphans {
         if (!l.missing().isEmpty()) {
             parts.add(l.missing().size() + " missing (objects whose files are gone): " + String.join(", ", l.missing()));
         }
+        if (!l.abandonedTransfers().isEmpty()) {
+            parts.add(l.abandonedTransfers().size() + " abandoned transfer(s) (a fetch into a volume no LoopVolume names): "
+                    + String.join(", ", l.abandonedTransfers()));
+        }
+        List<String> hints = new ArrayList<>();
+        if (!l.unclaimed().isEmpty()) {
+            hints.add("kept on purpose; loopcsi doctor --data-dir " + dataDir + " --remove-orphan ID deletes an unclaimed image");
+        }
+        if (!l.missing().isEmpty()) {
+            hints.add("a missing volume's data is lost: delete its claim or VolumeSnapshot");
+        }
+        if (!l.abandonedTransfers().isEmpty()) {
+            hints.add("an abandoned transfer is no user data (its source holds the content): the node deletes it once no LoopTransfer"
+                    + " authorises the transfer (kubectl get looptransfers); until then a CreateVolume asked again goes on with it");
+        }
         return Finding.warn(CHECK, String.join("; ", parts) + " (node " + l.node() + "'s audit of pool " + l.pool() + " since " + l.since() + ")",
-                (l.unclaimed().isEmpty() ? "" : "kept on purpose; loopcsi doctor --data-dir " + dataDir + " --remove-orphan ID deletes an"
-                        + " unclaimed image" + (l.missing().isEmpty() ? "" : "; ")) + (l.missing().isEmpty() ? ""
-                                : "a missing volume's data is lost: delete its claim or VolumeSnapshot"));
+                String.join("; ", hints));
     }
 
     /**

@@ -19,6 +19,11 @@ public class NodeOrphans {
     private List<String> unclaimedIds = new ArrayList<>();
     @JsonPropertyDescription("The first objects whose files are gone.")
     private List<String> missingObjects = new ArrayList<>();
+    @JsonPropertyDescription("Abandoned transfers: fetches from another node (a partial image and its progress) into a volume no LoopVolume"
+            + " names any more; the node deletes them once no LoopTransfer authorises the transfer.")
+    private Integer abandonedTransfers;
+    @JsonPropertyDescription("The first abandoned transfers, each with its files and sizes.")
+    private List<String> abandonedTransferFiles = new ArrayList<>();
 
     public NodeOrphans() {
     }
@@ -29,6 +34,29 @@ public class NodeOrphans {
         this.missing = missing;
         this.unclaimedIds = unclaimedIds;
         this.missingObjects = missingObjects;
+    }
+
+    public NodeOrphans(String node, int unclaimed, int missing, List<String> unclaimedIds, List<String> missingObjects, int abandonedTransfers,
+            List<String> abandonedTransferFiles) {
+        this(node, unclaimed, missing, unclaimedIds, missingObjects);
+        this.abandonedTransfers = abandonedTransfers;
+        this.abandonedTransferFiles = abandonedTransferFiles;
+    }
+
+    public Integer getAbandonedTransfers() {
+        return abandonedTransfers;
+    }
+
+    public void setAbandonedTransfers(Integer abandonedTransfers) {
+        this.abandonedTransfers = abandonedTransfers;
+    }
+
+    public List<String> getAbandonedTransferFiles() {
+        return abandonedTransferFiles;
+    }
+
+    public void setAbandonedTransferFiles(List<String> abandonedTransferFiles) {
+        this.abandonedTransferFiles = abandonedTransferFiles;
     }
 
     public String getNode() {

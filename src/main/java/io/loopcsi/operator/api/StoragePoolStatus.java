@@ -44,7 +44,8 @@ public class StoragePoolStatus {
             + " each with its volumes.")
     private List<LostNode> lostNodes = new ArrayList<>();
     @JsonPropertyDescription("Orphans per node, from the nodes' disk audits: image files no LoopVolume/LoopSnapshot names (unclaimed) and"
-            + " objects whose files are gone (missing). Never deleted automatically.")
+            + " objects whose files are gone (missing), never deleted automatically; and abandoned transfers (a fetch's partial image into a"
+            + " volume no LoopVolume names), which the node deletes once no LoopTransfer authorises the transfer.")
     private List<NodeOrphans> orphans = new ArrayList<>();
     @JsonPropertyDescription("Every object the operator made (or adopted) for the pool, by UID: it updates and deletes only these."
             + " Absent on a pool an older operator made: its objects at the names the pool wants are adopted.")

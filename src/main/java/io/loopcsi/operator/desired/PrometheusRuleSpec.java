@@ -84,7 +84,9 @@ public final class PrometheusRuleSpec {
                         "Pool {{ $labels.pool }} has {{ $labels.kind }} orphans on node {{ $labels.node }}",
                         "{{ $value }} {{ $labels.kind }} orphan(s) of pool {{ $labels.pool }} on node {{ $labels.node }}: unclaimed are image"
                                 + " files no LoopVolume or LoopSnapshot names (they take space and are never deleted by loopcsi), missing"
-                                + " are objects whose files are gone (their data is lost); kubectl get storagepool {{ $labels.pool }}"
+                                + " are objects whose files are gone (their data is lost), abandoned-transfer are a fetch's partial image"
+                                + " into a volume no LoopVolume names (the node deletes it once no LoopTransfer authorises the transfer);"
+                                + " kubectl get storagepool {{ $labels.pool }}"
                                 + " -o jsonpath='{.status.orphans}' names them."),
                 // a fetch under way that received nothing in 10 min (a busy source's 10 min of asking again included)
                 alert("LoopcsiTransferStuck", "warning", "1m",

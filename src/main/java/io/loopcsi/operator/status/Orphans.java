@@ -11,8 +11,10 @@ import io.loopcsi.operator.api.NodeOrphans;
 
 /**
  * Orphans both ways, per node, from the nodes' own disk audits (LoopPoolNode status: node/DiskAudit):
- * image files no object names, objects whose files are gone. Pure. Nothing is ever deleted because
- * of them: the pool's status, a gauge and an alert say so, and an admin decides.
+ * image files no object names, objects whose files are gone, and abandoned transfers (a fetch's partial
+ * image into a volume no object names). Pure. Nothing is ever deleted because of them: the pool's
+ * status, a gauge and an alert say so, and an admin decides (only an abandoned transfer's files, which
+ * are no user data, go by themselves: the node deletes them once no LoopTransfer authorises it).
  */
 public final class Orphans {
 
@@ -34,8 +36,10 @@ public final class Orphans {
             List<String> missing = s.getMissing() == null ? List.of() : s.getMissing();
             int u = Math.max(unclaimed.size(), s.getUnclaimedCount() == null ? 0 : s.getUnclaimedCount());
             int m = Math.max(missing.size(), s.getMissingCount() == null ? 0 : s.getMissingCount());
-            if (u + m > 0) {
-                out.add(new NodeOrphans(r.getSpec().getNode(), u, m, first(unclaimed), first(missing)));
+            List<String> abandoned = s.getAbandonedTransfers() == null ? List.of() : s.getAbandonedTransfers();
+            int a = Math.max(abandoned.size(), s.getAbandonedTransferCount() == null ? 0 : s.getAbandonedTransferCount());
+            if (u + m + a > 0) {
+                out.add(new NodeOrphans(r.getSpec().getNode(), u, m, first(unclaimed), first(missing), a, first(abandoned)));
             }
         }
         out.sort(Comparator.comparing(NodeOrphans::getNode));

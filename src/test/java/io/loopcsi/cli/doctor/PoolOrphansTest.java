@@ -68,4 +68,25 @@ class PoolOrphansTest {
         assertFalse(Files.exists(volumes.resolve(STRAY + ".json")));
         assertTrue(Files.exists(volumes.resolve(CLAIMED + ".json")));
     }
+
+    /** Issue 35: an abandoned transfer's partial image is listed, with what it is and that the node deletes it. */
+    @Test
+    void anAbandonedTransferIsListedWithWhatItIsAndWhoDeletesIt() throws Exception {
+        String partial = STRAY + " (an abandoned transfer's partial image volumes/" + STRAY + ".img.tmp, 96Mi, and its progress transfers/"
+                + STRAY + ".json, 300 bytes)";
+        new OrphanList("p1", "node-a", "2026-01-01T00:00:00Z", List.of(), List.of(), List.of(partial)).write(dir);
+        Finding f = PoolOrphans.finding(dir);
+        assertEquals(Verdict.warn, f.verdict());
+        assertTrue(f.detail().contains("1 abandoned transfer(s) (a fetch into a volume no LoopVolume names): " + partial), f.detail());
+        assertTrue(f.fix().contains("the node deletes it once no LoopTransfer authorises the transfer"), f.fix());
+        assertFalse(f.fix().contains("--remove-orphan"), f.fix());
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(1, PoolOrphans.remove(dir, STRAY, new PrintStream(out, true, StandardCharsets.UTF_8)), "not an unclaimed image");
+
+        // a list an earlier version wrote has no such field
+        Files.writeString(dir.resolve(OrphanList.FILE), "{\"pool\":\"p1\",\"node\":\"node-a\",\"since\":\"2026-01-01T00:00:00Z\","
+                + "\"unclaimed\":[],\"missing\":[]}");
+        assertEquals(List.of(), OrphanList.read(dir).orElseThrow().abandonedTransfers());
+        assertEquals(Verdict.ok, PoolOrphans.finding(dir).verdict());
+    }
 }

@@ -109,7 +109,7 @@ class TransferFaultsKubeIT {
     static void stopEverything() throws Exception {
         if (pool != null) {
             try {
-                for (String claim : List.of("tf-resumed", "tf-resumed-src", "tf-held", "tf-corrupt")) {
+                for (String claim : List.of("tf-resumed", "tf-resumed-src", "tf-held", "tf-corrupt", "tf-killed")) {
                     admin.persistentVolumeClaims().inNamespace(CLAIMS).withName(claim).delete();
                 }
             } finally {
@@ -288,6 +288,86 @@ class TransferFaultsKubeIT {
             } finally {
                 cleanUp(c, volumes, snapshots);
             }
+        }
+    }
+
+    /**
+     * The destination killed (SIGKILL: no shutdown hook, no checkpoint on the way out) after its
+     * first checkpoint is on disk (the progress file records chunks 0..63: the receiver syncs the
+     * image and records progress every 64 MiB of data, so the source holds 96 MiB): the node started
+     * again goes on from the recorded chunk, not from 0, receives only the data after it, the
+     * CreateVolume answers with the source's bytes, and nothing of the fetch is left behind (no
+     * temporary image, no progress, no LoopTransfer, no abandoned transfer in the node's audit).
+     */
+    @Test
+    @Order(5)
+    void aTransferCutByTheDestinationsKillGoesOnFromItsLastCheckpoint() throws Exception {
+        String claim = "tf-killed";
+        List<String> volumes = new ArrayList<>();
+        List<String> snapshots = new ArrayList<>();
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            try {
+                long data = 96 * MI; // 12 s at the cap: the checkpoint at 64 MiB after 8 s, 4 s before the end
+                String src = sourceOn(c, claim + "-source", 128 * MI, data, 5);
+                volumes.add(src);
+                String snap = snapshot(c, claim + "-snap", src);
+                snapshots.add(snap);
+                String dest = volumeId(claim);
+                volumes.add(0, dest);
+                Path progress = pool.dataDir(B).resolve("transfers/" + dest + ".json");
+                CompletableFuture<CreateVolumeResponse> restore = restoreOnB(claim, 128 * MI, snap);
+                long recorded = StoragePoolOperatorKubeTest.await("node-tf-b's first checkpoint of " + dest + " on disk", Duration.ofSeconds(60),
+                        () -> {
+                            if (restore.isDone()) {
+                                throw new AssertionError("the restore ended before its first checkpoint was seen: " + restore);
+                            }
+                            long next = firstChunkNotDone(progress);
+                            return next >= 64 ? next : null;
+                        });
+                String logBefore = pool.node(B).log();
+                pool.killAndRestart(B);
+                assertTrue(Files.exists(progress), "the checkpoint outlived the kill");
+                CreateVolumeResponse r = restore.get(90, TimeUnit.SECONDS);
+                assertEquals(dest, r.getVolume().getVolumeId());
+                assertEquals(B, r.getVolume().getAccessibleTopology(0).getSegmentsMap().get("topology.loopcsi.io/node"));
+
+                String after = pool.node(B).log().substring(logBefore.length());
+                Matcher m = Pattern.compile("transfer " + Pattern.quote(dest) + ": \\S+ from node " + A
+                        + " fetched \\((\\d+) bytes of data from chunk (\\d+) on\\)").matcher(after);
+                assertTrue(m.find(), "node-tf-b logs the end of the fetch:\n" + tail(after));
+                long received = Long.parseLong(m.group(1));
+                long fromChunk = Long.parseLong(m.group(2));
+                assertEquals(recorded, fromChunk, "the fetch after the kill went on from the first chunk its progress file did not record");
+                assertEquals(data - fromChunk * MI, received, "after the kill node-tf-b received only the data past chunk " + fromChunk
+                        + " (of the source's " + data + ")");
+                TransferProgress p = admin.resources(LoopVolume.class).withName(POOL + "." + dest).get().getStatus().getTransfer();
+                assertEquals(TransferProgress.DONE, p.getPhase());
+                assertEquals(data, p.getBytesTotal().longValue(), "the plan is the source's data");
+
+                assertEquals(-1L, Files.mismatch(image(A, src), image(B, dest)), "the restored volume holds the source's bytes");
+                assertFalse(Files.exists(image(B, dest).resolveSibling(dest + ".img.tmp")), "no temporary image left on node-tf-b");
+                assertFalse(Files.exists(progress), "no progress left on node-tf-b");
+                assertFalse(Files.exists(progress.resolveSibling(dest + ".json.tmp")), "no progress being written left on node-tf-b");
+                assertTransfersGone();
+                await("node-tf-b's audit lists no abandoned transfer", () -> {
+                    LoopPoolNode n = admin.resources(LoopPoolNode.class).withName(POOL + "." + B).get();
+                    return n != null && n.getStatus() != null && Integer.valueOf(0).equals(n.getStatus().getAbandonedTransferCount()) ? n : null;
+                });
+            } finally {
+                cleanUp(c, volumes, snapshots);
+            }
+        }
+    }
+
+    /** The first chunk a destination's progress file does not record as written and synced; 0 without the file. */
+    static long firstChunkNotDone(Path progress) {
+        try {
+            var saved = new com.fasterxml.jackson.databind.ObjectMapper().readTree(Files.readAllBytes(progress));
+            return java.util.BitSet.valueOf(java.util.Base64.getDecoder().decode(saved.get("done").asText())).nextClearBit(0);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return 0;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

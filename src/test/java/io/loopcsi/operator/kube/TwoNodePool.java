@@ -224,6 +224,15 @@ final class TwoNodePool implements AutoCloseable {
         startNode(n);
     }
 
+    /**
+     * The node process killed (SIGKILL, as a machine that dies or the OOM killer takes it: no
+     * shutdown hook, nothing saved on the way out) and started again from the same pod spec.
+     */
+    void killAndRestart(String n) throws Exception {
+        nodes.get(n).kill();
+        startNode(n);
+    }
+
     /** The node process stopped and started again from the DaemonSet's template ds, as its rollout would. */
     void restartFrom(DaemonSet ds, String n) throws Exception {
         nodes.get(n).stop();

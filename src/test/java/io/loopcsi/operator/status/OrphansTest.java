@@ -32,4 +32,18 @@ class OrphansTest {
         assertEquals(List.of("p1.vol-x"), o.get(0).getMissingObjects());
         assertTrue(Orphans.of(List.of(clean)).isEmpty());
     }
+
+    /** Issue 35: a node whose audit lists only abandoned transfers is listed, with their count and the first of them. */
+    @Test
+    void abandonedTransfersAreANodesOrphansToo() {
+        LoopPoolNode n = LostNodesTest.report("c", Instant.EPOCH);
+        List<String> many = IntStream.range(0, 12).mapToObj(i -> "vol-" + i + " (an abandoned transfer's ...)").toList();
+        n.getStatus().setAbandonedTransfers(many);
+        n.getStatus().setAbandonedTransferCount(12);
+        List<NodeOrphans> o = Orphans.of(List.of(n));
+        assertEquals(1, o.size());
+        assertEquals(0, o.get(0).getUnclaimed());
+        assertEquals(12, o.get(0).getAbandonedTransfers());
+        assertEquals(many.subList(0, 10), o.get(0).getAbandonedTransferFiles());
+    }
 }
