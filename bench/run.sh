@@ -38,4 +38,4 @@ mkdir -p "$classes"
 # the tests' kernel clean-up and CSI client come along as sources: one copy of each in the repo
 javac -nowarn -d "$classes" -cp "$cp" $(find bench/src/main/java -name '*.java') \
   src/test/java/io/loopcsi/testing/KernelCleanup.java src/test/java/io/loopcsi/testing/CsiClient.java
-exec java -XX:+UseSerialGC -cp "$classes:$cp" -Dorg.jboss.logging.provider=jdk io.loopcsi.bench.Bench "$@"
+exec java -XX:+UseSerialGC ${BENCH_JAVA_OPTS:-} -cp "$classes:$cp" -Dorg.jboss.logging.provider=jdk io.loopcsi.bench.Bench "$@"

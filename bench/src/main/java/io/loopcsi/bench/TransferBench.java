@@ -120,6 +120,10 @@ final class TransferBench {
                 double[] ratio = new double[rounds];
                 double[] cpu = new double[rounds];
                 double[] jit = new double[rounds];
+                double[] toPlan = new double[rounds];
+                double[] toFirst = new double[rounds];
+                double[] streaming = new double[rounds];
+                double[] tail = new double[rounds];
                 Sent sent = null;
                 for (int i = 0; i < rounds; i++) {
                     if (i % 2 == 0) {
@@ -132,6 +136,10 @@ final class TransferBench {
                     xfer[i] = sent.seconds;
                     cpu[i] = sent.cpuSeconds;
                     jit[i] = sent.jitSeconds;
+                    toPlan[i] = sent.phases.planned;
+                    toFirst[i] = sent.phases.firstChunk - sent.phases.planned;
+                    streaming[i] = sent.phases.lastChunk - sent.phases.firstChunk;
+                    tail[i] = sent.seconds - sent.phases.lastChunk;
                     ratio[i] = cpSecs[i] / xfer[i];
                 }
                 double mib = allocated / (double) Bench.MIB;
@@ -146,6 +154,9 @@ final class TransferBench {
                 bench.row(B, "transfer x->y, steady state (TLS, chunk hashes, digest checked at both ends)" + n, mib / Bench.median(xfer), "MiB/s");
                 bench.row(B, "  CPU time of both ends per transfer / its wall time" + n, String.format("%.1f / %.1f", Bench.median(cpu),
                         Bench.median(xfer)), "s");
+                bench.row(B, "  its wall time: to the plan (the source's plan pass) / to the first chunk written / first to last chunk written"
+                        + " / after the last (the destination's sync and digest)" + n, String.format("%.3f / %.3f / %.3f / %.3f",
+                                Bench.median(toPlan), Bench.median(toFirst), Bench.median(streaming), Bench.median(tail)), "s");
                 bench.row(B, "  JIT compilations meanwhile, elapsed (CompilationMXBean; on other threads: the JVM still warming, not the transfer's work)" + n,
                         String.format("%.1f", Bench.median(jit)), "s");
                 long d0 = System.nanoTime();
@@ -168,7 +179,37 @@ final class TransferBench {
         }
     }
 
-    record Sent(double seconds, double cpuSeconds, double jitSeconds, long dataBytes, long wireBytes, long destinationAllocated) {
+    record Sent(double seconds, double cpuSeconds, double jitSeconds, long dataBytes, long wireBytes, long destinationAllocated, Phases phases) {
+    }
+
+    /**
+     * Where a transfer's wall time went, in seconds from the fetch's start: the plan answered (the
+     * source's plan pass; the destination's image opened), the first and the last chunk written; the
+     * rest, to the end, is the destination's sync and its digest of what it wrote.
+     */
+    static final class Phases implements TransferClient.Progress {
+        private final long start = System.nanoTime();
+        volatile double planned;
+        volatile double firstChunk = -1;
+        volatile double lastChunk;
+
+        @Override
+        public void planned(TransferPlan plan, long fromChunk) {
+            planned = since();
+        }
+
+        @Override
+        public void chunk(long index, long bytes) {
+            double t = since();
+            if (firstChunk < 0) {
+                firstChunk = t;
+            }
+            lastChunk = t;
+        }
+
+        private double since() {
+            return (System.nanoTime() - start) / 1e9;
+        }
     }
 
     /** One transfer of the source into a new volume of pool y, as node y fetches it: timed from the plan to the checked digest. */
@@ -182,7 +223,8 @@ final class TransferBench {
             long cpu0 = CPU.getProcessCpuTime();
             long jit0 = JIT.getTotalCompilationTime();
             long s = System.nanoTime();
-            TransferClient.Result r = client.fetch(id, SRC, 0, y.root(), dst, imageBytes, ranges::of, null);
+            Phases phases = new Phases();
+            TransferClient.Result r = client.fetch(id, SRC, 0, y.root(), dst, imageBytes, ranges::of, phases);
             double secs = (System.nanoTime() - s) / 1e9;
             double cpuSecs = (CPU.getProcessCpuTime() - cpu0) / 1e9;
             double jitSecs = (JIT.getTotalCompilationTime() - jit0) / 1e3;
@@ -197,7 +239,7 @@ final class TransferBench {
             if (Files.mismatch(src, dst) != -1) {
                 throw new AssertionError(tag + ": the transferred image differs from the source");
             }
-            return new Sent(secs, cpuSecs, jitSecs, r.bytesReceived(), wire, dstAllocated);
+            return new Sent(secs, cpuSecs, jitSecs, r.bytesReceived(), wire, dstAllocated, phases);
         } finally {
             grants.remove(id);
             service.forget(id);
