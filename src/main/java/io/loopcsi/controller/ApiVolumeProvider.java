@@ -65,6 +65,9 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
 
     /** Deletes the pool's transfers that are over every period ({@link TransferSweep}), after {@link #start}; until {@link #close}. */
     public synchronized ApiVolumeProvider sweepTransfers(Duration every) {
+        if (transfers == null) {
+            throw new IllegalStateException("sweepTransfers before start: it acts only on what the informers have listed");
+        }
         if (sweep == null) {
             sweep = new TransferSweep(transfers).start(every);
         }
