@@ -23,7 +23,8 @@ import io.loopcsi.engine.VolumeProvider;
  * {@link PoolInformers} (the pool's objects, read and watched), {@link PoolNodes} (which nodes
  * serve, node choice, capacity), {@link NodeAnswers} (waiting for a node's answer, deletion and
  * release of a gone node's objects), {@link VolumeIntents}, {@link SnapshotIntents} and
- * {@link ApiGroupSnapshots} (the intents of each kind of object).
+ * {@link ApiGroupSnapshots} (the intents of each kind of object), {@link TransferIntents} and
+ * {@link TransferSweep} (the authorisations of cross-node transfers, and their end).
  */
 public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
 
@@ -38,6 +39,8 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
     private VolumeIntents volumes;
     private SnapshotIntents snapshots;
     private ApiGroupSnapshots groups;
+    private TransferIntents transfers;
+    private TransferSweep sweep;
 
     public ApiVolumeProvider(KubernetesClient client, String pool, String driver, Duration answerTimeout, Duration staleAfter, Clock clock) {
         this.client = client;
@@ -53,15 +56,29 @@ public class ApiVolumeProvider implements VolumeProvider, AutoCloseable {
         informers = new PoolInformers(client, pool, clock).start();
         nodes = new PoolNodes(informers, client, staleAfter, clock);
         NodeAnswers answers = new NodeAnswers(informers, nodes, client, answerTimeout, clock);
-        TransferIntents transfers = new TransferIntents(informers, nodes, client, answerTimeout, clock);
+        transfers = new TransferIntents(informers, nodes, client, answerTimeout, clock);
         groups = new ApiGroupSnapshots(informers, answers, transfers, client, driver);
         volumes = new VolumeIntents(informers, nodes, answers, groups, transfers, client, driver);
         snapshots = new SnapshotIntents(informers, answers, groups, transfers, client, driver);
         return this;
     }
 
+    /** Deletes the pool's transfers that are over every period ({@link TransferSweep}), after {@link #start}; until {@link #close}. */
+    public synchronized ApiVolumeProvider sweepTransfers(Duration every) {
+        if (transfers == null) {
+            throw new IllegalStateException("sweepTransfers before start: it acts only on what the informers have listed");
+        }
+        if (sweep == null) {
+            sweep = new TransferSweep(transfers).start(every);
+        }
+        return this;
+    }
+
     @Override
     public void close() {
+        if (sweep != null) {
+            sweep.close();
+        }
         if (informers != null) {
             informers.close();
         }

@@ -9,7 +9,10 @@ import io.loopcsi.csi.DriverConfig;
 import io.loopcsi.engine.PoolCapacity;
 import io.loopcsi.engine.Sizes;
 
-/** Starts the controller role's informers at start (not at the first call) and says what it serves. */
+/**
+ * Starts the controller role's informers at start (not at the first call), then its sweep of
+ * transfers that are over, and says what it serves.
+ */
 @Singleton
 public class ControllerRole {
 
@@ -27,7 +30,7 @@ public class ControllerRole {
 
     /** Lists and watches the pool's objects: roles.RoleWiring, in the controller role, before the socket is published. */
     public void start() {
-        ApiVolumeProvider p = provider.get();
+        ApiVolumeProvider p = provider.get().sweepTransfers(controller.transferSweep()); // the informers have listed: the bean started them
         PoolCapacity c = p.capacity();
         LOG.infof("loopcsi controller %s serving CSI on %s for pool %s: %d volumes, %d snapshots, %s available on the nodes that report",
                 config.driverName(), config.endpoint().orElse("(test endpoint)"), controller.pool().orElse("?"), p.volumes().size(),

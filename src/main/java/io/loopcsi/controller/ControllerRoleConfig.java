@@ -23,4 +23,11 @@ public interface ControllerRoleConfig {
     /** A node whose LoopPoolNode heartbeat is older than this is not serving: it gets no volumes, its capacity is 0. */
     @WithDefault("60s")
     Duration nodeStaleAfter();
+
+    /**
+     * How often the controller deletes the pool's LoopTransfers that are over (TransferSweep), so
+     * that their source nodes free the copies they keep for them. Shorter only in tests.
+     */
+    @WithDefault("60s")
+    Duration transferSweep();
 }

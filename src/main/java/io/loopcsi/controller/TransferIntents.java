@@ -3,8 +3,12 @@ package io.loopcsi.controller;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jboss.logging.Logger;
 
@@ -22,7 +26,9 @@ import io.loopcsi.handoff.LoopVolume;
  * LoopTransfer {@code <pool>.<transfer ID>} that authorises the destination node to read the source
  * from the source node, written before the intent; deleted when the volume is answered or deleted.
  * The transfer ID is the destination volume's ID, so a retried CreateVolume finds the same object.
- * While an object names a source, the source's deletion is refused ({@link #holder}).
+ * While an object names a source, the source's deletion is refused ({@link #holder}). One that a
+ * stopped call or an admin's removal of the volume left behind is deleted once it is over
+ * ({@link TransferEnd}): when the source is deleted, and by {@link TransferSweep} every minute.
  */
 final class TransferIntents {
 
@@ -127,24 +133,61 @@ final class TransferIntents {
     }
 
     /**
-     * A transfer that reads the source (a volume or snapshot ID), or empty. A transfer whose
-     * destination volume is gone or already answered holds nothing: it is deleted here (the
-     * controller that should have deleted it stopped before).
+     * A transfer that reads the source (a volume or snapshot ID), or empty. A transfer that is over
+     * ({@link TransferEnd}) holds nothing: it is deleted here (the controller that should have
+     * deleted it stopped before). One whose destination volume is not there yet but whose window
+     * is live holds the source: its CreateVolume may be about to write the intent.
      */
     Optional<LoopTransfer> holder(String sourceId) {
+        List<LoopTransfer> held = endOver(s -> Objects.equals(sourceId, s.getSource()), this::destination);
+        return held.stream().findFirst();
+    }
+
+    /**
+     * Deletes the pool's transfers that pass which and are over, each logged with why; the ones
+     * left. A read of a destination that fails fails the call, unless destination says UNKNOWN.
+     */
+    List<LoopTransfer> endOver(Predicate<LoopTransferSpec> which, Function<String, TransferEnd.Destination> destination) {
+        List<LoopTransfer> left = new ArrayList<>();
         for (LoopTransfer t : client.resources(LoopTransfer.class).withLabel(HandoffNames.POOL_LABEL, pool).list().getItems()) {
-            if (t.getSpec() == null || !Objects.equals(sourceId, t.getSpec().getSource())) {
+            if (t.getSpec() == null || !which.test(t.getSpec())) {
                 continue;
             }
-            String dest = t.getSpec().getDestinationVolumeId();
-            LoopVolume v = dest == null ? null : informers.get(LoopVolume.class, HandoffNames.object(pool, dest));
-            if (v == null || v.answered()) {
-                release(dest == null ? HandoffNames.idOf(pool, t.getMetadata().getName()) : dest);
-                continue;
+            String dest = t.getSpec().getDestinationVolumeId() != null ? t.getSpec().getDestinationVolumeId()
+                    : HandoffNames.idOf(pool, t.getMetadata().getName());
+            Optional<String> why = TransferEnd.over(t.getSpec(), dest == null ? TransferEnd.Destination.UNKNOWN : destination.apply(dest),
+                    clock.instant());
+            if (why.isEmpty() || !end(t, why.get())) {
+                left.add(t);
             }
-            return Optional.of(t);
         }
-        return Optional.empty();
+        return left;
+    }
+
+    /** The destination volume's LoopVolume as the API server has it now. */
+    TransferEnd.Destination destination(String volumeId) {
+        return TransferEnd.Destination.of(informers.get(LoopVolume.class, HandoffNames.object(pool, volumeId)));
+    }
+
+    /**
+     * Deletes the transfer as it was read: false when it changed meanwhile (a retried CreateVolume
+     * renewed it: it is not over any more).
+     */
+    private boolean end(LoopTransfer t, String why) {
+        try {
+            client.resource(t).lockResourceVersion().delete();
+            LOG.infof("transfer %s ended: %s (source %s on node %s)", t.getMetadata().getName(), why, t.getSpec().getSource(),
+                    t.getSpec().getSourceNode());
+            return true;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return true;
+            }
+            if (e.getCode() == 409) {
+                return false;
+            }
+            throw e;
+        }
     }
 
     /** FAILED_PRECONDITION while a transfer reads the source. */
@@ -152,7 +195,8 @@ final class TransferIntents {
         holder(sourceId).ifPresent(t -> {
             throw EngineException.precondition(what + " is being read by transfer " + t.getMetadata().getName() + " (to volume "
                     + t.getSpec().getDestinationVolumeId() + " on node " + t.getSpec().getDestinationNode()
-                    + "); it can be deleted when that volume is made or given up");
+                    + "); it can be deleted when that volume is made or given up, or after " + t.getSpec().getNotAfter()
+                    + " if that volume is gone");
         });
     }
 }

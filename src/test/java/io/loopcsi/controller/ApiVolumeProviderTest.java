@@ -596,6 +596,63 @@ class ApiVolumeProviderTest {
         assertTrue(provider.groupSnapshot(meta.id()).isEmpty());
     }
 
+    /**
+     * A transfer a CreateVolume left behind (its LoopVolume removed by an admin, so the call never
+     * came back to release it): while its window is live it may be a call between its two writes,
+     * so it holds the source; once the window has ended, deleting the source deletes it first.
+     */
+    @Test
+    void aTransferWhoseVolumeIsGoneHoldsItsSourceWhileItsWindowIsLive() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        String srcId = made("pvc-left-src", "node-a");
+        String name = leftTransfer("pvc-left", srcId);
+
+        StatusRuntimeException e = assertThrows(StatusRuntimeException.class, () -> grpc(() -> {
+            provider.deleteVolume(srcId);
+            return null;
+        }));
+        assertEquals(Status.Code.FAILED_PRECONDITION, e.getStatus().getCode());
+        assertTrue(e.getStatus().getDescription().contains("transfer " + name), e.getStatus().getDescription());
+        assertNotNull(client.resources(LoopTransfer.class).withName(name).get(), "kept: its CreateVolume may be writing the intent");
+
+        endWindow(name);
+        provider.deleteVolume(srcId); // no finalizer here: the object goes at once
+        assertNull(client.resources(LoopTransfer.class).withName(name).get(), "over: deleted with the source's deletion");
+        assertNull(client.resources(LoopVolume.class).withName(HandoffNames.object(POOL, srcId)).get());
+    }
+
+    /** The controller's sweep deletes the same transfer without anyone deleting the source, once its window has ended. */
+    @Test
+    void theSweepDeletesATransferWhoseVolumeIsGoneOnceItsWindowHasEnded() throws Exception {
+        node("node-a", 10 * GI, Instant.now());
+        String srcId = made("pvc-swept-src", "node-a");
+        String name = leftTransfer("pvc-swept", srcId);
+        provider.sweepTransfers(Duration.ofMillis(50));
+        Thread.sleep(300);
+        assertNotNull(client.resources(LoopTransfer.class).withName(name).get(), "its window is live: kept");
+        endWindow(name);
+        await(() -> client.resources(LoopTransfer.class).withName(name).get() == null ? true : null);
+        assertNotNull(client.resources(LoopVolume.class).withName(HandoffNames.object(POOL, srcId)).get(), "the source stays");
+    }
+
+    /** The LoopTransfer a CreateVolume of claim from source on node-a to node-b writes before its intent, as if the intent was then removed. */
+    String leftTransfer(String claim, String source) {
+        String dest = Ids.volumeIdFor(claim);
+        LoopTransfer t = new LoopTransfer(HandoffNames.object(POOL, dest),
+                TransferIntents.spec(POOL, dest, source, "node-a", "node-b", GI, null, Instant.now(), Duration.ofSeconds(2)));
+        t.getMetadata().setLabels(HandoffNames.labels(POOL, "node-a"));
+        return client.resource(t).create().getMetadata().getName();
+    }
+
+    /** The transfer's window moved into the past, as if its minutes had passed. */
+    void endWindow(String name) {
+        client.resources(LoopTransfer.class).withName(name).edit(o -> {
+            o.getSpec().setNotBefore(Instant.now().minus(Duration.ofHours(1)).toString());
+            o.getSpec().setNotAfter(Instant.now().minusSeconds(1).toString());
+            return o;
+        });
+    }
+
     /** A volume the node made. */
     String made(String pvc, String node) throws Exception {
         CompletableFuture<VolumeMeta> call = CompletableFuture.supplyAsync(() -> provider.createVolume(xfs(pvc, GI), on(node)));

@@ -66,7 +66,10 @@ import io.loopcsi.testing.CsiClient;
  * transfer), stays intact, and is deleted once the transfer has ended;
  * <li>a transfer whose source's data no longer matches its plan (the snapshot's image changed
  * under it) fails: CreateVolume fails, a TransferFailed Event on the claim, nothing left on
- * node-tf-b (no image, no loop device, no capacity counted) and no LoopTransfer.
+ * node-tf-b (no image, no loop device, no capacity counted) and no LoopTransfer;
+ * <li>a clone whose LoopVolume an admin removed mid-way (finalizer stripped, object deleted, the
+ * claim gone: no call comes back) leaves its LoopTransfer, and node-tf-a its copy of the source,
+ * only until the transfer's window ends: the controller deletes the transfer, node-tf-a the copy.
  * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -109,7 +112,7 @@ class TransferFaultsKubeIT {
     static void stopEverything() throws Exception {
         if (pool != null) {
             try {
-                for (String claim : List.of("tf-resumed", "tf-resumed-src", "tf-held", "tf-corrupt", "tf-killed")) {
+                for (String claim : List.of("tf-resumed", "tf-resumed-src", "tf-held", "tf-corrupt", "tf-killed", "tf-left")) {
                     admin.persistentVolumeClaims().inNamespace(CLAIMS).withName(claim).delete();
                 }
             } finally {
@@ -359,6 +362,58 @@ class TransferFaultsKubeIT {
         }
     }
 
+    /**
+     * Issue 35's source-side leak: a clone's LoopVolume removed by an admin while node-tf-b
+     * fetches (its finalizer stripped, the object deleted, as after deleting the claim): the
+     * CreateVolume ends ABORTED and never comes back, so nothing releases its LoopTransfer, and
+     * node-tf-a keeps its point-in-time copy of the source for it. While the transfer's window is
+     * live the controller keeps it (it could be a CreateVolume between writing it and writing the
+     * intent); once the window has ended (moved into the past here, not waited for: it is minutes
+     * long) the controller deletes it, logging why, and node-tf-a's sweep removes the copy.
+     */
+    @Test
+    @Order(6)
+    void aCloneWhoseVolumeWasRemovedLeavesNothingOnTheSourceOnceItsWindowEnds() throws Exception {
+        List<String> volumes = new ArrayList<>();
+        try (CsiClient c = new CsiClient(controllerSocket)) {
+            try {
+                String src = sourceOn(c, "tf-left-source", 64 * MI, 48 * MI, 6); // 6 s at the cap: still fetching when removed
+                volumes.add(src);
+                String dest = volumeId("tf-left");
+                String name = POOL + "." + dest;
+                Path copy = pool.dataDir(A).resolve("transfers/" + dest + ".source.img");
+                CompletableFuture<CreateVolumeResponse> clone = copyOnB("tf-left", 64 * MI,
+                        VolumeContentSource.newBuilder().setVolume(VolumeContentSource.VolumeSource.newBuilder().setVolumeId(src)).build());
+                awaitBytesDone(dest, 1, clone);
+                assertTrue(Files.exists(copy), "node-tf-a serves the transfer from a copy of the source");
+
+                admin.resources(LoopVolume.class).withName(name).edit(v -> {
+                    v.getMetadata().setFinalizers(List.of());
+                    return v;
+                });
+                admin.resources(LoopVolume.class).withName(name).delete();
+                ExecutionException aborted = assertThrows(ExecutionException.class, () -> clone.get(30, TimeUnit.SECONDS));
+                assertEquals(Status.Code.ABORTED, ((StatusRuntimeException) aborted.getCause()).getStatus().getCode(), aborted.toString());
+
+                Thread.sleep(5000); // two of the controller's and node-tf-a's sweeps (every 2 s here)
+                assertNotNull(admin.resources(LoopTransfer.class).withName(name).get(), "its window is live: the transfer is kept");
+                assertTrue(Files.exists(copy), "and node-tf-a's copy with it");
+
+                admin.resources(LoopTransfer.class).withName(name).edit(t -> {
+                    t.getSpec().setNotBefore(java.time.Instant.now().minus(Duration.ofHours(1)).toString());
+                    t.getSpec().setNotAfter(java.time.Instant.now().minusSeconds(1).toString());
+                    return t;
+                });
+                await("the controller deletes the transfer", () -> admin.resources(LoopTransfer.class).withName(name).get() == null);
+                assertTrue(pool.controller().log().contains("transfer " + name + " ended: its destination volume is gone and its window ended"),
+                        "the controller logs why:\n" + tail(pool.controller().log()));
+                await("node-tf-a removes its copy of the source", () -> !Files.exists(copy));
+            } finally {
+                cleanUp(c, volumes, List.of());
+            }
+        }
+    }
+
     /** The first chunk a destination's progress file does not record as written and synced; 0 without the file. */
     static long firstChunkNotDone(Path progress) {
         try {
@@ -403,10 +458,15 @@ class TransferFaultsKubeIT {
      * not serving, e.g. restarting; the request stays recorded) or the call timed out.
      */
     static CompletableFuture<CreateVolumeResponse> restoreOnB(String claim, long size, String snap) {
+        return copyOnB(claim, size, VolumeContentSource.newBuilder().setSnapshot(
+                VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(snap)).build());
+    }
+
+    /** The same of any content source (a clone's: a volume). */
+    static CompletableFuture<CreateVolumeResponse> copyOnB(String claim, long size, VolumeContentSource content) {
         CreateVolumeRequest req = CreateVolumeRequest.newBuilder().setName(claim)
                 .setCapacityRange(CapacityRange.newBuilder().setRequiredBytes(size)).addVolumeCapabilities(block())
-                .setVolumeContentSource(VolumeContentSource.newBuilder().setSnapshot(
-                        VolumeContentSource.SnapshotSource.newBuilder().setSnapshotId(snap)))
+                .setVolumeContentSource(content)
                 .putParameters("csi.storage.k8s.io/pvc/name", claim).putParameters("csi.storage.k8s.io/pvc/namespace", CLAIMS)
                 .putParameters("csi.storage.k8s.io/pv/name", "pv-" + claim)
                 .setAccessibilityRequirements(on(B)).build();

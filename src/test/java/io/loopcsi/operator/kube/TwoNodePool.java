@@ -188,6 +188,11 @@ final class TwoNodePool implements AutoCloseable {
         return nodes.get(n);
     }
 
+    /** The controller process (null without one). */
+    Launcher controller() {
+        return controller;
+    }
+
     PodProcess nodePod(String n) {
         return nodePods.get(n);
     }
@@ -330,6 +335,8 @@ final class TwoNodePool implements AutoCloseable {
             // the copies of ended transfers' sources go at the next sweep (default every minute)
             env.put("LOOPCSI_NODE_TRANSFER_SWEEP", spec.timing().nodeHeartbeat().toSeconds() + "s");
             env.put("LOOPCSI_CONTROLLER_NODE_STALE_AFTER", spec.timing().nodeReportFresh().toSeconds() + "s");
+            // the controller deletes the transfers that are over at its next sweep (default every minute)
+            env.put("LOOPCSI_CONTROLLER_TRANSFER_SWEEP", spec.timing().nodeHeartbeat().toSeconds() + "s");
         }
         return env;
     }
