@@ -117,6 +117,7 @@ class OlmBundleKubeTest {
     @AfterAll
     static void stop() {
         stopOperator();
+        System.clearProperty(OperatorSettings.RECHECK_PROPERTY);
         if (namespaceSet && previousNamespace != null) {
             System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, previousNamespace);
         } else if (namespaceSet) {
@@ -452,6 +453,9 @@ class OlmBundleKubeTest {
             namespaceSet = true;
         }
         System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
+        // a PersistentVolume (what the pool counts) is not watched: the operator sees it at its periodic
+        // reconcile, 3 s here instead of 30 s (as in StoragePoolOperatorKubeTest; cleared in stop())
+        System.setProperty(OperatorSettings.RECHECK_PROPERTY, StoragePoolOperatorKubeTest.RECHECK);
         operator = new Operator(o -> o.withKubernetesClient(asOperator).withCloseClientOnStop(false));
         operator.register(new StoragePoolReconciler());
         operator.start();

@@ -120,6 +120,9 @@ public class OwnObjectsOnlyKubeTest {
         cfg.setImpersonateUsername(StoragePoolOperatorKubeTest.SA);
         asOperator = new KubernetesClientBuilder().withConfig(cfg).build();
         System.setProperty(OperatorSettings.NAMESPACE_PROPERTY, NS);
+        // what the pool's informers do not see (a copy made by a user, a claim that goes, a class's users)
+        // the operator finds at its periodic reconcile: 3 s here instead of 30 s, as in StoragePoolOperatorKubeTest
+        System.setProperty(OperatorSettings.RECHECK_PROPERTY, StoragePoolOperatorKubeTest.RECHECK);
         startOperator();
     }
 
@@ -134,6 +137,7 @@ public class OwnObjectsOnlyKubeTest {
         if (operator != null) {
             operator.stop();
         }
+        System.clearProperty(OperatorSettings.RECHECK_PROPERTY);
         // the other operator tests on this API server expect no snapshot API and none of these copies
         if (admin != null) {
             for (ManagedObject c : copies) {

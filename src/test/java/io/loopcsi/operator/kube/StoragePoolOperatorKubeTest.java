@@ -837,10 +837,17 @@ public class StoragePoolOperatorKubeTest {
         return await(what, WAIT, check);
     }
 
-    /** The first non-null, non-false answer of check, asked every 250 ms for up to wait. */
+    /**
+     * The first non-null, non-false answer of check, asked for up to wait: at once, then after 20 ms,
+     * the pause doubling to at most 500 ms. Most conditions hold within a few hundred ms (an informer's
+     * event, a node's status write): a fixed 500 ms pause spent most of that on the sleep, a second per
+     * create+delete pair in the e2e churn (200 pairs); a condition that takes long is still asked only
+     * every 500 ms.
+     */
     public static <T> T await(String what, Duration wait, Supplier<T> check) {
         long deadline = System.nanoTime() + wait.toNanos();
         Throwable last = null;
+        long pause = 20;
         while (System.nanoTime() < deadline) {
             try {
                 T v = check.get();
@@ -851,11 +858,12 @@ public class StoragePoolOperatorKubeTest {
                 last = e;
             }
             try {
-                Thread.sleep(500);
+                Thread.sleep(pause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new AssertionError(e);
             }
+            pause = Math.min(500, pause * 2);
         }
         throw new AssertionError("timed out waiting for: " + what + (last == null ? "" : " (last error: " + last + ")"));
     }
