@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.List;
 
 import io.loopcsi.engine.PoolDirectory;
@@ -37,7 +38,10 @@ import io.loopcsi.engine.PoolDirectory;
  */
 public final class ImageReceiver implements AutoCloseable {
 
-    /** Progress is synced and recorded at least every this many bytes written. */
+    /**
+     * A checkpoint starts every this many bytes written: a sync of the image, then the chunks it
+     * covers recorded done ({@link #checkpointBehind}).
+     */
     static final long CHECKPOINT_BYTES = 64L << 20;
 
     private final Path image;
@@ -47,6 +51,10 @@ public final class ImageReceiver implements AutoCloseable {
     private final ContentDigest written;
     private long verified;
     private long unsynced;
+    /** The checkpoint running behind the writes, or null. Used by the thread that writes (and, after it, the one that closes). */
+    private Thread behind;
+    /** What the checkpoint behind the writes failed with, read once it has ended (Thread.join orders it). */
+    private RuntimeException behindFailure;
 
     private ImageReceiver(Path image, TransferState state, FileChannel channel) {
         this.image = image;
@@ -156,12 +164,76 @@ public final class ImageReceiver implements AutoCloseable {
         state.markDone(chunk.index());
         unsynced += chunk.dataBytes();
         if (unsynced >= CHECKPOINT_BYTES) {
-            checkpoint();
+            checkpointBehind();
         }
     }
 
-    /** Syncs the image's data, then records the chunks done: what a cut transfer resumes from. */
+    /**
+     * Starts a checkpoint on a thread of its own and returns: the writes go on while it syncs.
+     * Issue 35's measurements: a transfer of 256 MiB spent ~0.15 s of its ~0.9 s in these syncs
+     * (the disk writing what the page cache held) with the stream stopped, since the next chunk
+     * waited for the sync on this thread and the source for the next chunk's window.
+     *
+     * <p>What it records done is a copy of the chunks done taken before its sync began: chunks
+     * whose {@code pwrite} had returned, so the sync covers them (an fsync writes out every page
+     * dirty when it is called). Chunks written meanwhile are recorded by the next checkpoint. At
+     * most one runs: the previous one is waited for first, and its failure thrown here.
+     */
+    private void checkpointBehind() {
+        awaitBehind(true);
+        BitSet written = state.doneCopy();
+        unsynced = 0;
+        Thread t = new Thread(() -> {
+            try {
+                sync();
+                state.save(written);
+            } catch (RuntimeException e) {
+                behindFailure = e;
+            }
+        }, "transfer-sync-" + state.plan().transferId());
+        t.setDaemon(true);
+        behind = t;
+        t.start();
+    }
+
+    /** Waits for the checkpoint behind the writes, if any; throws its failure if {@code rethrow}. */
+    private void awaitBehind(boolean rethrow) {
+        Thread t = behind;
+        if (t == null) {
+            return;
+        }
+        boolean interrupted = false;
+        while (t.isAlive()) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                interrupted = true; // a sync ends by itself: wait for it, so that nothing runs on the image after close
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        behind = null;
+        RuntimeException f = behindFailure;
+        behindFailure = null;
+        if (f != null && rethrow) {
+            throw f;
+        }
+    }
+
+    /**
+     * Syncs the image's data, then records the chunks done: what a cut transfer resumes from. A
+     * checkpoint still running behind the writes is waited for first; its failure does not matter
+     * here, since this one syncs and records everything written.
+     */
     public void checkpoint() {
+        awaitBehind(false);
+        sync();
+        state.save();
+        unsynced = 0;
+    }
+
+    private void sync() {
         try {
             if (channel.isOpen()) {
                 channel.force(false);
@@ -175,8 +247,6 @@ public final class ImageReceiver implements AutoCloseable {
         } catch (IOException e) {
             throw TransferException.state("cannot sync " + image + ": " + e.getMessage(), e);
         }
-        state.save();
-        unsynced = 0;
     }
 
     /**
@@ -217,6 +287,7 @@ public final class ImageReceiver implements AutoCloseable {
 
     @Override
     public void close() {
+        awaitBehind(false); // what it recorded stays recorded; what it failed to, the next attempt writes again
         try {
             channel.close();
         } catch (IOException ignored) {

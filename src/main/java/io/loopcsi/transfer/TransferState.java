@@ -128,10 +128,23 @@ public final class TransferState {
 
     /** Writes the state atomically; the caller has synced the image's data first. */
     void save() {
+        save(done);
+    }
+
+    /** A copy of the chunks done so far (what a checkpoint that runs behind the writes records: {@link #save(BitSet)}). */
+    BitSet doneCopy() {
+        return (BitSet) done.clone();
+    }
+
+    /**
+     * Writes the state atomically with {@code doneChunks} as the chunks done: a copy taken before the
+     * caller synced the image's data (the chunks written since are recorded by a later save).
+     */
+    void save(BitSet doneChunks) {
         List<long[]> ranges = new ArrayList<>();
         plan.ranges().ranges().forEach(r -> ranges.add(new long[] { r.offset(), r.length() }));
         Saved s = new Saved(plan.transferId(), plan.source(), plan.size(), plan.chunkSize(), ranges, plan.format().wireName(), plan.digest(),
-                Base64.getEncoder().encodeToString(done.toByteArray()));
+                Base64.getEncoder().encodeToString(doneChunks.toByteArray()));
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try {
             Files.createDirectories(file.getParent());

@@ -224,6 +224,35 @@ class TransferCoreTest {
     }
 
     /**
+     * Every 64 MiB written a checkpoint starts behind the writes (issue 35: the stream no longer
+     * stops for the sync). It records the chunks written before its sync began and none written
+     * meanwhile, and closing the receiver waits for it: a restart goes on from exactly there.
+     */
+    @Test
+    void aCheckpointBehindTheWritesRecordsTheChunksItsSyncCovered() throws Exception {
+        Path src = sparse(dir.resolve("dense.img"), ImageReceiver.CHECKPOINT_BYTES + 16L * MIB);
+        for (long at = 0; at < Files.size(src); at += 8 * MIB) {
+            write(src, at, random(8 * MIB, at)); // every chunk carries a full chunk of data
+        }
+        long atCheckpoint = ImageReceiver.CHECKPOINT_BYTES / CHUNK;
+        Path data = Files.createDirectories(dir.resolve("dst"));
+        Path dst = data.resolve("dst.img");
+        try (ImageSource s = ImageSource.plan("t6", "vol-6", src, RANGES.of(src), CHUNK, F)) {
+            TransferPlan plan = s.plan();
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                copy(s, r, atCheckpoint + 10); // the checkpoint starts after chunk atCheckpoint - 1; 10 more are written meanwhile
+            } // the cut, with no checkpoint of its own
+            try (ImageReceiver r = ImageReceiver.open(data, dst, plan, plan.size())) {
+                assertEquals(atCheckpoint, r.nextChunk(), "goes on after the chunks the checkpoint's sync covered, not the ones written after it began");
+                r.verifyWritten(RANGES.of(dst));
+                copy(s, r, Long.MAX_VALUE);
+                assertEquals(plan.digest(), r.finish());
+            }
+        }
+        assertEquals(0, RUN.exec("cmp", src.toString(), dst.toString()).exitCode());
+    }
+
+    /**
      * A node that stops interrupts the thread that fetches, and a FileChannel used on an
      * interrupted thread closes itself: the checkpoint taken then (TransferClient's, with the
      * interrupt cleared) still syncs the image and records the chunks written, so the node goes on
