@@ -78,8 +78,16 @@ public final class Bench {
     static final java.util.logging.Logger NETTY = java.util.logging.Logger.getLogger("io.netty");
 
     public static void main(String[] args) throws Exception {
-        NETTY.setLevel(java.util.logging.Level.SEVERE);
+        quietNetty();
         new Bench().run();
+    }
+
+    static void quietNetty() {
+        NETTY.setLevel(java.util.logging.Level.SEVERE);
+        // netty logs through JUL here, as quiet as in the product. Through slf4j it would reach Quarkus' delayed
+        // handler, which takes every level: the HTTP/2 frame logger then formatted every frame of a transfer (4 % of
+        // its event loops' CPU, measured with perf), which a node, logging netty at INFO, never does
+        io.netty.util.internal.logging.InternalLoggerFactory.setDefaultFactory(io.netty.util.internal.logging.JdkLoggerFactory.INSTANCE);
     }
 
     static String env(String name, String dflt) {

@@ -64,11 +64,11 @@ final class TransferBench {
     static final String SRC = Ids.volumeIdFor("bench-source");
     static final String DST = Ids.volumeIdFor("bench-destination");
 
-    private final Bench bench;
+    final Bench bench;
     private final long imageBytes = Long.parseLong(Bench.env("BENCH_TRANSFER_MIB", "1024")) * Bench.MIB;
-    private final int rounds = Integer.parseInt(Bench.env("BENCH_TRANSFER_ROUNDS", "5"));
+    final int rounds = Integer.parseInt(Bench.env("BENCH_TRANSFER_ROUNDS", "5"));
     /** Untimed transfers at most after the first, until the JIT is done (BENCH_TRANSFER_WARM). */
-    private final int warmMax = Integer.parseInt(Bench.env("BENCH_TRANSFER_WARM", "8"));
+    final int warmMax = Integer.parseInt(Bench.env("BENCH_TRANSFER_WARM", "8"));
     private final AllocatedRanges ranges = new AllocatedRanges(Bench.SHELL);
     private final Map<String, TransferGrant> grants = new ConcurrentHashMap<>();
     private TransferService service;
@@ -102,21 +102,25 @@ final class TransferBench {
                 }
                 return "y";
             }, ranges, Clock.systemUTC());
+            double cpRate;
             try (TransferServer server = TransferServer.start("127.0.0.1", 0, xKeys, () -> Set.of(yKeys.fingerprint()), service)) {
+                Source local = new Source(server.port(), xKeys.fingerprint(), null, null);
                 Path copy = y.root().resolve("cp-copy.img");
                 // the first transfer of this JVM, reported apart: what a node's first transfer after its start costs (JIT compiling)
-                Sent first = transfer(src, server, xKeys, yKeys, y, "first", allocated);
+                Sent first = transfer(src, local, yKeys, y, "first", allocated);
                 cp(src, copy);
+                double cipherMsPerMib = CipherCost.msPerMib(256);
                 // then transfers until the JIT is done with this path (it compiled for less than a tenth of the
                 // transfer's time), so that the timed rounds measure the steady state a long-lived node runs in
                 int warm = 0;
                 Sent w = first;
                 while (w.jitSeconds > 0.1 * w.seconds && warm < warmMax) {
-                    w = transfer(src, server, xKeys, yKeys, y, "warm" + warm, allocated);
+                    w = transfer(src, local, yKeys, y, "warm" + warm, allocated);
                     warm++;
                 }
                 double[] xfer = new double[rounds];
                 double[] cpSecs = new double[rounds];
+                double[] cpCpu = new double[rounds];
                 double[] ratio = new double[rounds];
                 double[] cpu = new double[rounds];
                 double[] jit = new double[rounds];
@@ -126,13 +130,16 @@ final class TransferBench {
                 double[] tail = new double[rounds];
                 Sent sent = null;
                 for (int i = 0; i < rounds; i++) {
+                    Copied copied;
                     if (i % 2 == 0) {
-                        sent = transfer(src, server, xKeys, yKeys, y, "r" + i, allocated);
-                        cpSecs[i] = cp(src, copy);
+                        sent = transfer(src, local, yKeys, y, "r" + i, allocated);
+                        copied = cp(src, copy);
                     } else {
-                        cpSecs[i] = cp(src, copy);
-                        sent = transfer(src, server, xKeys, yKeys, y, "r" + i, allocated);
+                        copied = cp(src, copy);
+                        sent = transfer(src, local, yKeys, y, "r" + i, allocated);
                     }
+                    cpSecs[i] = copied.seconds();
+                    cpCpu[i] = copied.cpuSeconds();
                     xfer[i] = sent.seconds;
                     cpu[i] = sent.cpuSeconds;
                     jit[i] = sent.jitSeconds;
@@ -166,11 +173,29 @@ final class TransferBench {
                         mib / ((System.nanoTime() - d0) / 1e9), "MiB/s");
                 bench.row(B, "cp --sparse=always --reflink=never + fsync of the copy, same xfs" + n, mib / Bench.median(cpSecs), "MiB/s");
                 bench.row(B, "ratio transfer / cp (median of per-round ratios; goal >= 0.8)", Bench.median(ratio), "x");
+                // the rate is bounded by the CPU a MiB costs: both ends share this machine's processors
+                int cpus = Runtime.getRuntime().availableProcessors();
+                double[] work = new double[rounds];
+                for (int i = 0; i < rounds; i++) {
+                    work[i] = Math.max(0, cpu[i] - jit[i]);
+                }
+                double xferMs = 1000 * Bench.median(cpu) / mib;
+                double workMs = 1000 * Bench.median(work) / mib;
+                double cpMs = 1000 * Bench.median(cpCpu) / mib;
+                cpRate = mib / Bench.median(cpSecs);
+                bench.row(B, "  CPU per MiB allocated: transfer (both ends; without the JIT's) / cp (user + sys) / AES-128-GCM alone, encrypt"
+                        + " + decrypt (CipherCost: TLS 1.3's cipher here, 16 KiB records, one thread)" + n, String.format("%.2f (%.2f) / %.2f / %.2f",
+                                xferMs, workMs, cpMs, cipherMsPerMib), "ms");
+                bench.row(B, "  the transfer's ceiling with all " + cpus + " processors busy on it (" + cpus
+                        + " x 1000 / its CPU ms per MiB without the JIT's), and over cp's rate", String.format("%.0f; %.2f", cpus * 1000 / workMs,
+                                cpus * 1000 / workMs / cpRate), "MiB/s; x");
                 bench.row(B, "data bytes sent / source's allocated bytes (goal <= 1.05)", String.format("%.4f", sent.dataBytes / (double) allocated), "x");
                 bench.row(B, "bytes on the wire (server's TCP, ss bytes_acked) / allocated bytes", String.format("%.4f", sent.wireBytes / (double) allocated), "x");
                 bench.row(B, "destination's allocated bytes / source's (transfer / cp)", String.format("%.3f / %.3f",
                         sent.destinationAllocated / (double) allocated, copyAllocated / (double) allocated), "x");
             }
+            x.lock().close(); // pool x is the source process's now
+            new TwoProcesses(this, x.root(), src, yKeys, y, allocated).run(cpRate);
             bench.row(B, "load average before / after; whole benchmark", loadBefore + " / " + Files.readString(Path.of("/proc/loadavg"))
                     .strip() + "; " + Math.round((System.nanoTime() - t0) / 1e9) + " s", "");
         } finally {
@@ -179,7 +204,8 @@ final class TransferBench {
         }
     }
 
-    record Sent(double seconds, double cpuSeconds, double jitSeconds, long dataBytes, long wireBytes, long destinationAllocated, Phases phases) {
+    /** cpuSeconds: this process's; sourceCpuSeconds and sourceJitSeconds: the source's process's and its JIT compilers' when it is another one (else 0). */
+    record Sent(double seconds, double cpuSeconds, double sourceCpuSeconds, double sourceJitSeconds, double jitSeconds, long dataBytes, long wireBytes, long destinationAllocated, Phases phases) {
     }
 
     /**
@@ -212,14 +238,23 @@ final class TransferBench {
         }
     }
 
+    /**
+     * Node x's transfer server as node y reaches it: its port, its certificate's fingerprint, and, when
+     * it is another process, the CPU nanoseconds of that process so far and of its JIT compilers so
+     * far (else null: it is this one's).
+     */
+    record Source(int port, String fingerprint, java.util.function.LongSupplier otherProcessCpu, java.util.function.LongSupplier otherProcessJit) {
+    }
+
     /** One transfer of the source into a new volume of pool y, as node y fetches it: timed from the plan to the checked digest. */
-    private Sent transfer(Path src, TransferServer server, NodeKeys xKeys, NodeKeys yKeys, PoolDirectory y, String tag, long allocated)
-            throws IOException {
+    Sent transfer(Path src, Source server, NodeKeys yKeys, PoolDirectory y, String tag, long allocated) throws IOException {
         String id = "bench." + tag;
         Instant now = Instant.now();
         grants.put(id, new TransferGrant(id, SRC, "x", "y", now.minusSeconds(60), now.plus(Duration.ofHours(1))));
         Path dst = y.volumeImage(DST);
-        try (TransferClient client = new TransferClient("127.0.0.1", server.port(), xKeys.fingerprint(), yKeys, null)) {
+        try (TransferClient client = new TransferClient("127.0.0.1", server.port(), server.fingerprint(), yKeys, null)) {
+            long other0 = server.otherProcessCpu() == null ? 0 : server.otherProcessCpu().getAsLong();
+            long otherJit0 = server.otherProcessJit() == null ? 0 : server.otherProcessJit().getAsLong();
             long cpu0 = CPU.getProcessCpuTime();
             long jit0 = JIT.getTotalCompilationTime();
             long s = System.nanoTime();
@@ -228,6 +263,8 @@ final class TransferBench {
             double secs = (System.nanoTime() - s) / 1e9;
             double cpuSecs = (CPU.getProcessCpuTime() - cpu0) / 1e9;
             double jitSecs = (JIT.getTotalCompilationTime() - jit0) / 1e3;
+            double otherCpuSecs = server.otherProcessCpu() == null ? 0 : (server.otherProcessCpu().getAsLong() - other0) / 1e9;
+            double otherJitSecs = server.otherProcessJit() == null ? 0 : (server.otherProcessJit().getAsLong() - otherJit0) / 1e9;
             long wire = wireBytes(server.port());
             long dstAllocated = allocated(dst);
             if (r.fromChunk() != 0) {
@@ -239,7 +276,7 @@ final class TransferBench {
             if (Files.mismatch(src, dst) != -1) {
                 throw new AssertionError(tag + ": the transferred image differs from the source");
             }
-            return new Sent(secs, cpuSecs, jitSecs, r.bytesReceived(), wire, dstAllocated, phases);
+            return new Sent(secs, cpuSecs, otherCpuSecs, otherJitSecs, jitSecs, r.bytesReceived(), wire, dstAllocated, phases);
         } finally {
             grants.remove(id);
             service.forget(id);
@@ -247,16 +284,22 @@ final class TransferBench {
         }
     }
 
+    /** What one cp took: wall seconds (cp and the fsync of the copy) and cp's CPU seconds (user + sys, as bash's times reports its child). */
+    record Copied(double seconds, double cpuSeconds) {
+    }
+
     /**
      * cp --sparse=always of the source, then an fsync of the copy; the seconds both took. The copy's
      * allocated bytes are kept in {@link #copyAllocated}, and the copy deleted. --reflink=never: since
      * coreutils 9.0 cp defaults to --reflink=auto, and on xfs (reflink on by default in mkfs.xfs)
      * that shares the source's extents instead of copying the data, which a transfer to another node
-     * cannot do.
+     * cannot do. cp runs under bash, whose {@code times} gives cp's CPU time (bash's own start, a
+     * millisecond or two, is in the wall time).
      */
-    private double cp(Path src, Path copy) throws IOException {
+    private Copied cp(Path src, Path copy) throws IOException {
         long s = System.nanoTime();
-        Bench.SHELL.run("cp", "--sparse=always", "--reflink=never", src.toString(), copy.toString());
+        String times = Bench.SHELL.run("bash", "-c", "cp --sparse=always --reflink=never \"$1\" \"$2\" && times", "cp", src.toString(),
+                copy.toString());
         try (FileChannel c = FileChannel.open(copy, StandardOpenOption.WRITE)) {
             c.force(true);
         }
@@ -266,7 +309,18 @@ final class TransferBench {
             throw new AssertionError("cp made an empty copy");
         }
         Files.delete(copy);
-        return secs;
+        return new Copied(secs, childCpuSeconds(times));
+    }
+
+    /** The children's user + sys seconds from bash's {@code times} (its second line: "0m0.012s 0m0.250s"). */
+    static double childCpuSeconds(String times) {
+        String[] lines = times.strip().split("\n");
+        double total = 0;
+        for (String t : lines[lines.length - 1].trim().split("\\s+")) {
+            int m = t.indexOf('m');
+            total += Integer.parseInt(t.substring(0, m)) * 60 + Double.parseDouble(t.substring(m + 1, t.length() - 1));
+        }
+        return total;
     }
 
     /**
