@@ -228,7 +228,7 @@ final class TransferFetch {
         ends.remove(spec.getTransferId());
         writeProgress(volume, progress.status(TransferProgress.TRANSFERRING, null));
         try {
-            fetch(spec, image, sourceBytes, volume, progress);
+            fetch(spec, image, sourceBytes, volume, progress, start);
             ends.put(spec.getTransferId(), progress.status(TransferProgress.DONE, null));
         } catch (EngineException e) {
             if (e.kind() != EngineException.Kind.ABORTED) {
@@ -283,7 +283,8 @@ final class TransferFetch {
         }
     }
 
-    private void fetch(LoopVolumeSpec spec, Path image, long sourceBytes, String volume, FetchProgress progress) {
+    /** start: System.nanoTime() when this fetch began, its first attempt included, for the log line that ends it. */
+    private void fetch(LoopVolumeSpec spec, Path image, long sourceBytes, String volume, FetchProgress progress, long start) {
         TransferClient.Progress written = new TransferClient.Progress() {
             @Override
             public void chunk(long index, long bytes) {
@@ -318,8 +319,10 @@ final class TransferFetch {
                 try (TransferClient c = new TransferClient(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)), pin,
                         keys, new BearerToken(this::token))) {
                     TransferClient.Result r = c.fetch(spec.getTransferId(), source, 0, dataDir, image, sourceBytes, ranges::of, written);
-                    LOG.infof("transfer %s: %s from node %s fetched (%d bytes of data from chunk %d on), digest %s", spec.getTransferId(), source,
-                            from, r.bytesReceived(), r.fromChunk(), r.digest());
+                    double seconds = (System.nanoTime() - start) / 1e9;
+                    LOG.info(String.format(Locale.ROOT, "transfer %s: %s from node %s fetched in %.1f s (%d bytes of data from chunk %d on, "
+                            + "%.0f MiB/s), digest %s", spec.getTransferId(), source, from, seconds, r.bytesReceived(), r.fromChunk(),
+                            r.bytesReceived() / (1024.0 * 1024) / Math.max(seconds, 1e-3), r.digest()));
                     return;
                 } catch (StatusRuntimeException e) {
                     if (Thread.currentThread().isInterrupted()) {

@@ -155,44 +155,53 @@ final class Messages {
      * parses it with aliasing: a segment's ByteString is a slice of that array ({@link #fromWire}
      * takes the slice as it is). The stream gRPC hands a marshaller is a KnownLength (grpc-java
      * 1.69.1 core MessageDeframer.getUncompressedBody, ReadableBuffers.openStream); any other
-     * stream goes to the generated marshaller. Sending is the generated marshaller's.
+     * stream goes to the generated marshaller. Sending is the generated marshaller's. Each message
+     * gets an array of its own: this one allocates it.
      */
-    static final MethodDescriptor.Marshaller<ChunkMessage> CHUNKS = new MethodDescriptor.Marshaller<>() {
-        private final MethodDescriptor.Marshaller<ChunkMessage> generated = ProtoUtils.marshaller(ChunkMessage.getDefaultInstance());
+    static final MethodDescriptor.Marshaller<ChunkMessage> CHUNKS = chunks(null);
 
-        @Override
-        public InputStream stream(ChunkMessage value) {
-            return generated.stream(value);
-        }
+    /**
+     * {@link #CHUNKS}, the array of each message taken from {@code arrays} (one transfer's; see
+     * {@link ChunkArrays} for when an array goes back), or made when {@code arrays} is null.
+     */
+    static MethodDescriptor.Marshaller<ChunkMessage> chunks(ChunkArrays arrays) {
+        return new MethodDescriptor.Marshaller<>() {
+            private final MethodDescriptor.Marshaller<ChunkMessage> generated = ProtoUtils.marshaller(ChunkMessage.getDefaultInstance());
 
-        @Override
-        public ChunkMessage parse(InputStream in) {
-            if (!(in instanceof KnownLength)) {
-                return generated.parse(in);
+            @Override
+            public InputStream stream(ChunkMessage value) {
+                return generated.stream(value);
             }
-            try {
-                int size = in.available();
-                byte[] buf = new byte[size];
-                int n = 0;
-                while (n < size) {
-                    int r = in.read(buf, n, size - n);
-                    if (r < 0) {
-                        break;
+
+            @Override
+            public ChunkMessage parse(InputStream in) {
+                if (!(in instanceof KnownLength)) {
+                    return generated.parse(in);
+                }
+                try {
+                    int size = in.available();
+                    byte[] buf = arrays == null ? new byte[size] : arrays.take(size);
+                    int n = 0;
+                    while (n < size) {
+                        int r = in.read(buf, n, size - n);
+                        if (r < 0) {
+                            break;
+                        }
+                        n += r;
                     }
-                    n += r;
+                    if (n != size || in.read() != -1) {
+                        throw Status.INTERNAL.withDescription("a chunk message of " + size + " bytes ended at " + n).asRuntimeException();
+                    }
+                    // the array as an immutable ByteString: only a CodedInputStream over one aliases (protobuf's
+                    // CodedInputStream.newInstance(byte[]) does not, the array being the caller's to change)
+                    CodedInputStream cis = UnsafeByteOperations.unsafeWrap(buf, 0, size).newCodedInput();
+                    cis.enableAliasing(true);
+                    cis.setSizeLimit(Integer.MAX_VALUE); // gRPC's maxInboundMessageSize bounds the message (as ProtoLiteUtils does)
+                    return ChunkMessage.parseFrom(cis);
+                } catch (IOException e) {
+                    throw Status.INTERNAL.withDescription("invalid chunk message").withCause(e).asRuntimeException();
                 }
-                if (n != size || in.read() != -1) {
-                    throw Status.INTERNAL.withDescription("a chunk message of " + size + " bytes ended at " + n).asRuntimeException();
-                }
-                // the array as an immutable ByteString: only a CodedInputStream over one aliases (protobuf's
-                // CodedInputStream.newInstance(byte[]) does not, the array being the caller's to change)
-                CodedInputStream cis = UnsafeByteOperations.unsafeWrap(buf).newCodedInput();
-                cis.enableAliasing(true);
-                cis.setSizeLimit(Integer.MAX_VALUE); // gRPC's maxInboundMessageSize bounds the message (as ProtoLiteUtils does)
-                return ChunkMessage.parseFrom(cis);
-            } catch (IOException e) {
-                throw Status.INTERNAL.withDescription("invalid chunk message").withCause(e).asRuntimeException();
             }
-        }
-    };
+        };
+    }
 }

@@ -98,14 +98,19 @@ public final class TransferClient implements AutoCloseable {
         this.stub = credentials == null ? s : s.withCallCredentials(credentials);
     }
 
-    /** Chunks calls parse their messages with {@link Messages#CHUNKS} (one copy of the data instead of three). */
+    /**
+     * Chunks calls parse their messages with {@link Messages#chunks} (one copy of the data instead of
+     * three), into the arrays of the call's {@link #ARRAYS} option (the call's transfer attempt's).
+     */
     static final class ChunkParsing implements ClientInterceptor {
+        static final CallOptions.Key<ChunkArrays> ARRAYS = CallOptions.Key.create("loopcsi-chunk-arrays");
+
         @Override
         @SuppressWarnings("unchecked")
         public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
             if (method.getFullMethodName().equals(TransferGrpc.getChunksMethod().getFullMethodName())) {
-                MethodDescriptor<Q, A> m = method.toBuilder(method.getRequestMarshaller(), (MethodDescriptor.Marshaller<A>) Messages.CHUNKS)
-                        .build();
+                MethodDescriptor<Q, A> m = method.toBuilder(method.getRequestMarshaller(),
+                        (MethodDescriptor.Marshaller<A>) Messages.chunks(options.getOption(ARRAYS))).build();
                 return next.newCall(m, options);
             }
             return next.newCall(method, options);
@@ -193,8 +198,10 @@ public final class TransferClient implements AutoCloseable {
         // a cancellable context: a chunk refused here ends the stream at once instead of leaving the source sending
         Context.CancellableContext ctx = Context.current().withCancellation();
         // checks and writes on a thread of its own, so that this thread asks gRPC for the next chunk meanwhile (WriteBehind)
+        ChunkArrays arrays = new ChunkArrays();
         WriteBehind<Chunk> writer = new WriteBehind<>("transfer-write-" + plan.transferId(), HAND_OFF, chunk -> {
             receiver.accept(chunk);
+            arrays.give(chunk); // written: nothing refers to its array any more
             received[0] += chunk.dataBytes();
             if (progress != null) {
                 progress.chunk(chunk.index(), chunk.dataBytes());
@@ -202,7 +209,7 @@ public final class TransferClient implements AutoCloseable {
         }, () -> ctx.cancel(null));
         Context previous = ctx.attach();
         try {
-            Iterator<ChunkMessage> it = stub.chunks(ChunksRequest.newBuilder().setTransferId(plan.transferId()).setSource(plan.source())
+            Iterator<ChunkMessage> it = stub.withOption(ChunkParsing.ARRAYS, arrays).chunks(ChunksRequest.newBuilder().setTransferId(plan.transferId()).setSource(plan.source())
                     .setFromChunk(from).setDigest(plan.digest()).build());
             while (it.hasNext()) {
                 ChunkMessage m = it.next();

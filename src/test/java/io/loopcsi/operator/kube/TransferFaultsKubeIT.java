@@ -176,7 +176,7 @@ class TransferFaultsKubeIT {
                 // went on from where it stopped: node-tf-b's fetch after the cut started past chunk 0 and received less than all
                 String after = pool.node(B).log().substring(restarted.equals(B) ? logBefore.length() : 0);
                 Matcher m = Pattern.compile("transfer " + Pattern.quote(dest) + ": \\S+ from node " + A
-                        + " fetched \\((\\d+) bytes of data from chunk (\\d+) on\\)").matcher(after);
+                        + " fetched in [0-9.]+ s \\((\\d+) bytes of data from chunk (\\d+) on, [0-9]+ MiB/s\\)").matcher(after);
                 assertTrue(m.find(), "node-tf-b logs the end of the fetch:\n" + tail(after));
                 long received = Long.parseLong(m.group(1));
                 long fromChunk = Long.parseLong(m.group(2));
@@ -336,7 +336,7 @@ class TransferFaultsKubeIT {
 
                 String after = pool.node(B).log().substring(logBefore.length());
                 Matcher m = Pattern.compile("transfer " + Pattern.quote(dest) + ": \\S+ from node " + A
-                        + " fetched \\((\\d+) bytes of data from chunk (\\d+) on\\)").matcher(after);
+                        + " fetched in [0-9.]+ s \\((\\d+) bytes of data from chunk (\\d+) on, [0-9]+ MiB/s\\)").matcher(after);
                 assertTrue(m.find(), "node-tf-b logs the end of the fetch:\n" + tail(after));
                 long received = Long.parseLong(m.group(1));
                 long fromChunk = Long.parseLong(m.group(2));

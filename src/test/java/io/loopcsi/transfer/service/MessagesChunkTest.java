@@ -2,6 +2,7 @@ package io.loopcsi.transfer.service;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,6 +39,56 @@ class MessagesChunkTest {
         assertSame(got.segments().get(0).array(), got.segments().get(1).array());
         assertTrue(got.segments().get(0).from() > 0);
         assertTrue(got.segments().get(0).array().length > got.dataBytes());
+    }
+
+    @Test
+    void aChunkWrittenGivesItsArrayToTheNextMessageWhichParsesIntactInIt() throws IOException {
+        ChunkArrays arrays = new ChunkArrays();
+        var marshaller = Messages.chunks(arrays);
+        Chunk first = Messages.fromWire(marshaller.parse(new Known(wire(chunk()))));
+        byte[] array = first.segments().get(0).array();
+        Chunk notYetWritten = Messages.fromWire(marshaller.parse(new Known(wire(chunk()))));
+        assertNotSame(array, notYetWritten.segments().get(0).array(), "an array not given back is never handed out again");
+        arrays.give(first);
+        // a shorter message in the longer array: its bounds, not the array's, end the message
+        Chunk second = new Chunk(8, List.of(new Segment(8L * MIB, random(100 * 1024, 3))), null);
+        second = new Chunk(8, second.segments(), ContentDigest.chunkHash(DigestFormat.CRC_V2, 8L * MIB, MIB, second.segments()));
+        Chunk got = Messages.fromWire(marshaller.parse(new Known(wire(second))));
+        assertSame(array, got.segments().get(0).array());
+        assertEquals(1, got.segments().size());
+        assertArrayEquals(second.segments().get(0).data(), got.segments().get(0).data());
+        assertArrayEquals(second.hash(), got.hash());
+        assertEquals(2, arrays.made());
+    }
+
+    @Test
+    void aChunkOfHolesTakesNoArrayThatItCouldNotGiveBack() throws IOException {
+        ChunkArrays arrays = new ChunkArrays();
+        var marshaller = Messages.chunks(arrays);
+        Chunk data = Messages.fromWire(marshaller.parse(new Known(wire(chunk()))));
+        arrays.give(data);
+        Chunk holes = new Chunk(9, List.of(), ContentDigest.chunkHash(DigestFormat.CRC_V2, 9L * MIB, MIB, List.of()));
+        Chunk got = Messages.fromWire(marshaller.parse(new Known(wire(holes))));
+        assertEquals(0, got.segments().size());
+        arrays.give(got); // nothing to give: its message's array is not the pooled one
+        Chunk next = Messages.fromWire(marshaller.parse(new Known(wire(chunk()))));
+        assertSame(data.segments().get(0).array(), next.segments().get(0).array());
+        assertEquals(1, arrays.made());
+    }
+
+    @Test
+    void atMostKeptArraysWaitToBeUsedAgain() throws IOException {
+        ChunkArrays arrays = new ChunkArrays();
+        var marshaller = Messages.chunks(arrays);
+        List<Chunk> written = new java.util.ArrayList<>();
+        for (int i = 0; i < ChunkArrays.KEPT + 2; i++) {
+            written.add(Messages.fromWire(marshaller.parse(new Known(wire(chunk())))));
+        }
+        written.forEach(arrays::give);
+        for (int i = 0; i < ChunkArrays.KEPT + 2; i++) {
+            marshaller.parse(new Known(wire(chunk())));
+        }
+        assertEquals(ChunkArrays.KEPT + 2 + 2, arrays.made(), "the arrays past KEPT are left to the collector");
     }
 
     @Test
