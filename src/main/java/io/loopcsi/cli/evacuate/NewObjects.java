@@ -33,6 +33,16 @@ public final class NewObjects {
             "volume.kubernetes.io/selected-node", "volume.beta.kubernetes.io/storage-provisioner", "volume.kubernetes.io/storage-provisioner",
             "volume.kubernetes.io/storage-resizer");
 
+    /**
+     * The annotation on a claim made again: the node its volume moved from. Written once the PV
+     * controller has bound the new PV to the claim (see {@link #pvBoundTo}), not at creation: writing it
+     * then also makes the PV controller sync the claim again (kubernetes/kubernetes#85659, open since
+     * 1.16 and still in 1.31: the PV controller's claim worker and volume worker both set the pre-bound
+     * PV's phase; the one that loses the conflict drops the claim's half of the binding until the
+     * periodic resync, 15 s by default, so the claim stays Pending while its PV is Bound).
+     */
+    static final String MOVED_FROM = "loopcsi.io/moved-from";
+
     private NewObjects() {
     }
 
@@ -71,7 +81,7 @@ public final class NewObjects {
         Map<String, String> annotations = new LinkedHashMap<>();
         if (was.getMetadata().getAnnotations() != null) {
             was.getMetadata().getAnnotations().forEach((k, v) -> {
-                if (!BINDING_ANNOTATIONS.contains(k)) {
+                if (!BINDING_ANNOTATIONS.contains(k) && !MOVED_FROM.equals(k)) { // MOVED_FROM: written after the binding
                     annotations.put(k, v);
                 }
             });
@@ -128,5 +138,14 @@ public final class NewObjects {
                 .withNewNodeAffinity().withNewRequired().addNewNodeSelectorTerm().addNewMatchExpression().withKey(TOPOLOGY_KEY)
                 .withOperator("In").withValues(record.to()).endMatchExpression().endNodeSelectorTerm().endRequired().endNodeAffinity()
                 .endSpec().build();
+    }
+
+    /**
+     * Whether the PV controller has done the PV's half of binding this claim: the PV's claimRef has the
+     * claim's UID (the PV made by {@link #pv} names the claim without one).
+     */
+    static boolean pvBoundTo(PersistentVolume pv, PersistentVolumeClaim claim) {
+        return pv != null && claim != null && pv.getSpec().getClaimRef() != null && claim.getMetadata().getUid() != null
+                && claim.getMetadata().getUid().equals(pv.getSpec().getClaimRef().getUid());
     }
 }

@@ -3,6 +3,7 @@ package io.loopcsi.cli.evacuate;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
@@ -73,5 +74,27 @@ class NewObjectsTest {
         PersistentVolume pv = NewObjects.pv(old, r, "vol-new", 1L << 20, null);
         assertNull(pv.getSpec().getCsi().getFsType());
         assertEquals("Block", pv.getSpec().getVolumeMode());
+    }
+
+    @Test
+    void aClaimMovedBeforeIsMadeAgainWithoutItsOldMovedFrom() {
+        claim.getMetadata().getAnnotations().put(NewObjects.MOVED_FROM, "node-z");
+        MoveRecord r = new MoveRecord("node-a", "node-b", "pvc-new", "Delete", NewObjects.recordOf(claim), MoveRecord.COPY);
+        assertEquals(Map.of("team", "red"), NewObjects.claimAgain(r).getMetadata().getAnnotations(),
+                "written after the binding, with this move's node: a value already there would make that write no update");
+    }
+
+    @Test
+    void thePvsHalfOfTheBindingIsItsClaimRefWithTheClaimsUid() {
+        PersistentVolume pv = NewObjects.pv(old, record, "vol-new", 1L << 30, null);
+        PersistentVolumeClaim again = NewObjects.claimAgain(record);
+        again.getMetadata().setUid("u2");
+        assertFalse(NewObjects.pvBoundTo(pv, again), "as made: the claimRef has no UID");
+        pv.getSpec().getClaimRef().setUid("u1");
+        assertFalse(NewObjects.pvBoundTo(pv, again), "the old claim's UID");
+        pv.getSpec().getClaimRef().setUid("u2");
+        assertTrue(NewObjects.pvBoundTo(pv, again));
+        assertFalse(NewObjects.pvBoundTo(null, again));
+        assertFalse(NewObjects.pvBoundTo(pv, null));
     }
 }

@@ -229,6 +229,7 @@ class EvacuateKubeIT {
             assertEquals(Map.of("app", "evac", "claim", c), now.getMetadata().getLabels(), c);
             assertEquals("team-" + c, now.getMetadata().getAnnotations().get("example.com/owner"), c);
             assertNull(now.getMetadata().getAnnotations().get("volume.kubernetes.io/selected-node"), c + ": no stale scheduling annotation");
+            assertEquals("node-ev-a", now.getMetadata().getAnnotations().get("loopcsi.io/moved-from"), c);
             assertEquals(new Quantity(b.block() ? "64Mi" : "512Mi"), now.getSpec().getResources().getRequests().get("storage"), c);
             PersistentVolume pv = admin.persistentVolumes().withName(now.getSpec().getVolumeName()).get();
             assertEquals(List.of("node-ev-b"), pv.getSpec().getNodeAffinity().getRequired().getNodeSelectorTerms().get(0).getMatchExpressions().get(0)
