@@ -17,7 +17,8 @@ import io.loopcsi.operator.api.LostNode;
 /**
  * The nodes of a pool that do not serve it, from the nodes' own reports and the cluster's Node
  * objects. Pure: the reconciler lists them. A node is lost when its LoopPoolNode heartbeat is stale
- * (or it never reported but has volumes); it is {@link #NODE_DELETED} when its Node object is gone
+ * (or it never reported but has volumes, or its LoopPoolNode is older than the freshness window
+ * without a heartbeat); it is {@link #NODE_DELETED} when its Node object is gone
  * too, else {@link #NOT_REPORTING} (it may come back with its files, so nothing is done about it).
  * A fresh heartbeat is never lost, whatever the Node objects say.
  */
@@ -48,7 +49,7 @@ public final class LostNodes {
         List<LostNode> out = new ArrayList<>();
         for (String node : candidates) {
             LoopPoolNode r = byNode.get(node);
-            if (r != null && PoolStatus.fresh(r, now)) {
+            if (r != null && (PoolStatus.fresh(r, now) || starting(r, now))) {
                 continue;
             }
             List<LoopVolume> on = volumes.stream().filter(v -> v.getSpec() != null && node.equals(v.getSpec().getNode())).toList();
@@ -57,6 +58,25 @@ public final class LostNodes {
             out.add(new LostNode(node, nodes.contains(node) ? NOT_REPORTING : NODE_DELETED, heartbeat, on.size(), bytes));
         }
         return out;
+    }
+
+    /**
+     * A LoopPoolNode its node has just made and not yet written a status into: a node creates the
+     * object, then writes its first heartbeat (the status subresource cannot be set on create), so a
+     * list between the two must not call a starting node lost, nor put a NodeLost Warning on the pool
+     * (issue: NodeLossAndOrphansKubeIT "both nodes serve", CI of stop 45). It is treated as a heartbeat
+     * at its creation: still silent after the freshness window, it is lost as any other.
+     */
+    static boolean starting(LoopPoolNode r, Instant now) {
+        if (r.getStatus() != null && r.getStatus().getHeartbeatTime() != null) {
+            return false;
+        }
+        String created = r.getMetadata() == null ? null : r.getMetadata().getCreationTimestamp();
+        try {
+            return created != null && Instant.parse(created).plus(io.loopcsi.operator.OperatorSettings.nodeReportFresh()).isAfter(now);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** A volume's size: what its node made, else what was asked for. */

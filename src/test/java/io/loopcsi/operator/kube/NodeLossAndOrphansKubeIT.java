@@ -38,6 +38,7 @@ import io.loopcsi.operator.StoragePoolReconciler;
 import io.loopcsi.operator.api.LostNode;
 import io.loopcsi.operator.api.StoragePool;
 import io.loopcsi.operator.status.Conditions;
+import io.loopcsi.operator.status.LostNodes;
 import io.loopcsi.testing.CsiClient;
 import io.loopcsi.testing.Launcher;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -111,7 +112,8 @@ class NodeLossAndOrphansKubeIT {
                     .setCapacityRange(csi.v1.CapacityRange.newBuilder().setRequiredBytes(32L << 20)).addVolumeCapabilities(PoolServesVolumesKubeIT.block())
                     .setAccessibilityRequirements(PoolServesVolumesKubeIT.on("node-y")).build()).getVolume().getVolumeId();
         }
-        assertTrue(admin.resources(StoragePool.class).withName(POOL).get().getStatus().getLostNodes().isEmpty(), "both nodes serve");
+        List<LostNode> lostAtStart = admin.resources(StoragePool.class).withName(POOL).get().getStatus().getLostNodes();
+        assertTrue(lostAtStart.isEmpty(), () -> "both nodes serve, yet the pool lists " + lostAtStart.stream().map(LostNodes::describe).toList());
 
         pool.node("node-y").kill();
         StoragePool p = awaitLost("node-y reported NotReporting", "NotReporting");

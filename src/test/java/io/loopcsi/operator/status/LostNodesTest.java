@@ -61,6 +61,22 @@ public class LostNodesTest {
     }
 
     @Test
+    void aNodeThatMadeItsReportAndHasNotWrittenItsFirstHeartbeatIsStartingNotLostUntilTheWindowPasses() {
+        LoopPoolNode justMade = new LoopPoolNode(HandoffNames.poolNode("p1", "a"), new LoopPoolNodeSpec("p1", "p1.loopcsi.io", "a"));
+        justMade.getMetadata().setCreationTimestamp(NOW.minusSeconds(1).toString());
+        var volumes = List.of(volume("v1", "a", GI));
+        assertTrue(LostNodes.of(List.of(justMade), Set.of("a"), volumes, NOW).isEmpty(), "made 1 s ago, no heartbeat yet: starting");
+        assertEquals(List.of(new LostNode("a", LostNodes.NOT_REPORTING, null, 1, GI)),
+                LostNodes.of(List.of(justMade), Set.of("a"), volumes, NOW.plusSeconds(60)), "still no heartbeat 61 s after it was made");
+        LoopPoolNode noCreation = new LoopPoolNode(HandoffNames.poolNode("p1", "a"), new LoopPoolNodeSpec("p1", "p1.loopcsi.io", "a"));
+        assertEquals(1, LostNodes.of(List.of(noCreation), Set.of("a"), volumes, NOW).size(), "no creation time: no grace");
+        // a stale heartbeat gets no grace from a recent creation
+        LoopPoolNode stale = report("a", NOW.minusSeconds(300));
+        stale.getMetadata().setCreationTimestamp(NOW.minusSeconds(1).toString());
+        assertEquals(1, LostNodes.of(List.of(stale), Set.of("a"), volumes, NOW).size());
+    }
+
+    @Test
     void anEventForEachNewlyLostNodeAndForAChangedReasonOnly() {
         var b = new LostNode("b", LostNodes.NOT_REPORTING, null, 1, GI);
         var c = new LostNode("c", LostNodes.NOT_REPORTING, null, 1, GI);
